@@ -1,0 +1,75 @@
+/*
+ * value.h - a single typed value, with the conversions and comparisons users expect.
+ *
+ * Values appear where one datum is handled at a time: literals, tag values, bound
+ * placeholders, aggregate results, test expectations. Bulk data lives in columns (block.h).
+ * A string value points at bytes it does not own; whoever built it keeps them alive.
+ */
+#ifndef SL_VALUE_H
+#define SL_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/error.h"
+#include "../util/timeutil.h"
+#include "types.h"
+
+typedef struct sl_value {
+    sl_type type;  /* SL_T_NULL only for an untyped NULL */
+    bool is_null;  /* true: the value is NULL whatever its type */
+    union {
+        bool b;       /* BOOL */
+        int64_t i;    /* signed integers, TIMESTAMP */
+        uint64_t u;   /* unsigned integers */
+        double d;     /* FLOAT (stored widened), DOUBLE */
+        struct {
+            const char *ptr; /* borrowed bytes, not NUL terminated */
+            uint32_t len;    /* length in bytes */
+        } s;          /* VARCHAR, NCHAR */
+    } v;
+} sl_value;
+
+/* Constructors; strings are borrowed. */
+sl_value sl_value_null(sl_type t);
+sl_value sl_value_bool(bool b);
+sl_value sl_value_int(sl_type t, int64_t i);  /* signed ints and TIMESTAMP */
+sl_value sl_value_uint(sl_type t, uint64_t u); /* unsigned ints */
+sl_value sl_value_double(sl_type t, double d); /* FLOAT or DOUBLE */
+sl_value sl_value_str(sl_type t, const char *p, uint32_t len);
+
+/*
+ * Converts v to type `to` (width is the declared length for VARCHAR/NCHAR, 0 = unbounded)
+ * and stores the result in *out. Rules:
+ *  - NULL converts to NULL of any type.
+ *  - Integer to a narrower integer or to unsigned: SL_ERANGE when the value does not fit.
+ *  - Float to integer truncates toward zero; out of range or NaN is SL_ERANGE.
+ *  - String to number parses the whole string (leading/trailing spaces allowed);
+ *    garbage is SL_ETYPE. String to TIMESTAMP uses sl_time_parse in precision prec, or
+ *    an integer string as an epoch count. String to BOOL accepts true/false (any case)
+ *    and numbers.
+ *  - Any value to VARCHAR/NCHAR formats it (timestamps as an epoch integer);
+ *    text longer than width (bytes for VARCHAR, characters for NCHAR) is SL_ERANGE.
+ *  - BOOL converts to and from numbers as 0/1.
+ * Formatted strings are written to buf (size bufn) and *out points into it.
+ * Messages go to err.
+ */
+int sl_value_cast(const sl_value *v, sl_type to, uint32_t width, sl_precision prec,
+                  char *buf, size_t bufn, sl_value *out, sl_error *err);
+
+/*
+ * Three-way comparison of two non-NULL values under the usual SQL rules: numbers compare
+ * by numeric value across integer, unsigned and floating types (exactly, without
+ * rounding a large int64 through double); TIMESTAMP compares with integers as numbers and
+ * with strings by parsing the string as a timestamp in precision prec; strings compare
+ * bytewise (memcmp, then length); BOOL compares with numbers as 0/1.
+ * Returns 0 and *cmp in {-1, 0, 1}, or SL_ETYPE when the two cannot be compared (a
+ * string that is not a number against a number).
+ */
+int sl_value_compare(const sl_value *a, const sl_value *b, sl_precision prec, int *cmp);
+
+/* Formats v as SQL users see it (NULL, true, 12, 1.5, text without quotes) into buf. */
+int sl_value_format(const sl_value *v, sl_precision prec, char *buf, size_t n);
+
+#endif
