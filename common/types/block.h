@@ -39,6 +39,7 @@ typedef struct sl_column {
     uint32_t cap;       /* rows the arrays can hold without growing */
     bool is_const;      /* row 0 stands for every row */
     bool has_nulls;     /* some bit of nulls may be set; false means no NULLs at all */
+    bool borrowed;      /* the arrays belong to another column (sl_column_borrow): read-only */
     uint8_t *nulls;     /* bitmap of cap bits, or NULL when never needed */
     void *data;         /* fixed width: cap values of sl_type_size(type) bytes */
     uint32_t *offsets;  /* var width: cap+1 offsets into heap; row i is [off[i], off[i+1]) */
@@ -47,7 +48,10 @@ typedef struct sl_column {
     uint32_t heap_cap;  /* bytes allocated for heap */
 } sl_column;
 
-/* Initialises an empty column of type t (width for VARCHAR/NCHAR). Allocates nothing. */
+/*
+ * Initialises an empty column of type t (width for VARCHAR/NCHAR; fixed types store 0).
+ * Allocates nothing.
+ */
 void sl_column_init(sl_column *c, sl_type t, uint32_t width);
 /* Frees the column's arrays (NULL-safe); the column must be re-initialised to be reused. */
 void sl_column_fini(sl_column *c);
@@ -86,7 +90,10 @@ int sl_column_append_i64(sl_column *c, int64_t v);  /* signed ints, TIMESTAMP */
 int sl_column_append_u64(sl_column *c, uint64_t v); /* unsigned ints */
 int sl_column_append_f64(sl_column *c, double v);   /* FLOAT, DOUBLE */
 int sl_column_append_str(sl_column *c, const char *p, uint32_t len);
-/* Appends v, which must already have the column's type (or be NULL). */
+/*
+ * Appends v, which must already have the column's type (or be NULL). Returns 0, SL_ENOMEM,
+ * or SL_ETYPE when v is text and the column is not (or the other way round).
+ */
 int sl_column_append_value(sl_column *c, const sl_value *v);
 
 /* Reads row i as a value; strings point into the column. */
@@ -99,12 +106,24 @@ double sl_column_get_f64(const sl_column *c, uint32_t i); /* any numeric type */
 /* String row i: returns the pointer and sets *len. */
 const char *sl_column_get_str(const sl_column *c, uint32_t i, uint32_t *len);
 
+/*
+ * Makes dst a read-only view of rows [from, from+n) of src without copying: dst's arrays
+ * point into src's, which must stay unchanged and alive while dst is read. Any later
+ * change of dst (append, reset, fini) first detaches it (reset/fini just drop the view;
+ * appends copy the viewed rows into arrays of dst's own). When the rows cannot be viewed
+ * in place (a constant src, or a null bitmap not starting on a byte boundary) they are
+ * copied instead. dst must have src's type. Returns 0 or SL_ENOMEM.
+ */
+int sl_column_borrow(sl_column *dst, const sl_column *src, uint32_t from, uint32_t n);
+
 /* Makes c (initialised, any state) a constant column of nrows copies of v. */
 int sl_column_set_const(sl_column *c, const sl_value *v, uint32_t nrows);
 
 /*
  * Appends rows of src to dst (same type): rows sel[0..n) when sel is not NULL, otherwise
- * rows [from, from+n). Constant sources expand to ordinary rows. Returns 0 or SL_ENOMEM.
+ * rows [from, from+n). Constant sources expand to ordinary rows; a constant dst is
+ * materialized first; src may be dst. Returns 0, SL_ENOMEM, or SL_ETYPE when the types
+ * differ (VARCHAR and NCHAR may mix).
  */
 int sl_column_append_rows(sl_column *dst, const sl_column *src, const uint32_t *sel,
                           uint32_t from, uint32_t n);
@@ -130,7 +149,7 @@ void sl_block_fini(sl_block *b);
 sl_block *sl_block_new(void);
 /* sl_block_fini + free (NULL-safe). */
 void sl_block_free(sl_block *b);
-/* Appends a new empty column; returns its index or SL_ENOMEM. */
+/* Appends a new empty column; returns its index, SL_ENOMEM, or SL_EINVAL for a bad type. */
 int sl_block_add_column(sl_block *b, sl_type t, uint32_t width);
 /* Resets every column to zero rows (keeping types and allocations), nrows = 0. */
 void sl_block_reset(sl_block *b);
@@ -139,8 +158,10 @@ void sl_block_seal(sl_block *b);
 
 /*
  * Encodes the block (types, widths, nulls, data; constant columns stay constant) into
- * out, appending. Returns 0 or SL_ENOMEM. The format is versioned (first byte) and
- * stable across processes of the same major version.
+ * out, appending. Returns 0, SL_ENOMEM, or SL_EINVAL when a column's nrows differs from
+ * the block's (not sealed); on error out keeps its previous length. The format is
+ * versioned (first byte) and stable across processes of the same major version; it is
+ * described in block_codec.c.
  */
 int sl_block_encode(const sl_block *b, sl_buf *out);
 

@@ -46,13 +46,17 @@ sl_value sl_value_str(sl_type t, const char *p, uint32_t len);
  *  - Integer to a narrower integer or to unsigned: SL_ERANGE when the value does not fit.
  *  - Float to integer truncates toward zero; out of range or NaN is SL_ERANGE.
  *  - String to number parses the whole string (leading/trailing spaces allowed);
- *    garbage is SL_ETYPE. String to TIMESTAMP uses sl_time_parse in precision prec, or
- *    an integer string as an epoch count. String to BOOL accepts true/false (any case)
- *    and numbers.
+ *    garbage is SL_ETYPE. Integer text is exact; decimal text ("1.5", "1e3", "NaN",
+ *    "Infinity") is read as the nearest double and then follows the float rules.
+ *    String to TIMESTAMP uses sl_time_parse in precision prec, or an integer string as
+ *    an epoch count; text that is neither is SL_ETYPE. String to BOOL accepts true/false
+ *    (any case) and numbers.
  *  - Any value to VARCHAR/NCHAR formats it (timestamps as an epoch integer);
  *    text longer than width (bytes for VARCHAR, characters for NCHAR) is SL_ERANGE.
  *  - BOOL converts to and from numbers as 0/1.
- * Formatted strings are written to buf (size bufn) and *out points into it.
+ * Formatted strings are written to buf (size bufn) and *out points into it; text cast to
+ * text is not copied, *out borrows v's bytes. Casting to NCHAR also refuses bytes that are
+ * not well-formed UTF-8 (SL_ETYPE). A buf too small for the text gives SL_ELIMIT.
  * Messages go to err.
  */
 int sl_value_cast(const sl_value *v, sl_type to, uint32_t width, sl_precision prec,
@@ -69,7 +73,19 @@ int sl_value_cast(const sl_value *v, sl_type to, uint32_t width, sl_precision pr
  */
 int sl_value_compare(const sl_value *a, const sl_value *b, sl_precision prec, int *cmp);
 
-/* Formats v as SQL users see it (NULL, true, 12, 1.5, text without quotes) into buf. */
+/*
+ * Formats v as SQL users see it (NULL, true, 12, 1.5, text without quotes, timestamps as
+ * "2025-01-01 00:00:00.000" in precision prec; floats in the fewest digits that read back
+ * exactly, NaN/Infinity/-Infinity) into buf of size n, always NUL terminated when n > 0.
+ * Returns the length of the full text like snprintf (larger than n-1 when truncated).
+ */
 int sl_value_format(const sl_value *v, sl_precision prec, char *buf, size_t n);
+
+/*
+ * Counts the characters of the UTF-8 text p[0..len). Returns the count, or -1 when the
+ * bytes are not well-formed UTF-8 (bad or missing continuation bytes, overlong forms,
+ * surrogates, code points above U+10FFFF). Pure function.
+ */
+int64_t sl_utf8_count(const char *p, size_t len);
 
 #endif

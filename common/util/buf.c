@@ -117,7 +117,7 @@ int sl_buf_printf(sl_buf *b, const char *fmt, ...)
 void sl_reader_init(sl_reader *r, const void *p, size_t n)
 {
     r->p = p;
-    r->end = r->p + n;
+    r->end = p == NULL ? r->p : r->p + n;
 }
 
 int sl_reader_get(sl_reader *r, void *out, size_t n)

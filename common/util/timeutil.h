@@ -75,7 +75,11 @@ static inline int64_t sl_floordiv(int64_t a, int64_t b)
 
 static inline int64_t sl_floormod(int64_t a, int64_t b)
 {
-    return a - sl_floordiv(a, b) * b;
+    /* Computed from the remainder, so INT64_MIN does not overflow a multiplication. */
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
 }
 
 #endif

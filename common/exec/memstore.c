@@ -1,0 +1,518 @@
+/*
+ * memstore.c - the embedded store: databases, the table registry, statement dispatch and
+ * SELECT.
+ *
+ * A store is a list of databases; each database finds its tables by case-insensitive
+ * name in an open-addressing hash set (a store may hold many thousands of child tables).
+ * sl_memstore_exec parses the SQL, then runs each statement through one table of
+ * handlers; SELECT goes to the shared planner with the store as its catalog, so the
+ * embedded demo exercises exactly the executor the cluster uses. Every handler validates
+ * everything (and allocates what it needs) before it changes anything, so a refused
+ * statement leaves the store as it was.
+ */
+#include "memstore.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "../sql/parser.h"
+#include "memstore_int.h"
+#include "plan.h"
+
+/* ------------------------------------------------------------ names and errors */
+
+bool sl__ms_name_eq(const char *a, const char *b)
+{
+    return strcasecmp(a, b) == 0;
+}
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s != '\0'; s++) {
+        h ^= (uint32_t)tolower((unsigned char)*s);
+        h *= 16777619u;
+    }
+    return h;
+}
+
+int sl__ms_error(sl_error *err, int code, sl_pos pos, const char *fmt, ...)
+{
+    if (err == NULL || err->code != 0)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[SL_ERROR_MSG_MAX];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return sl_error_set(err, code, pos.line, pos.col, "%s", msg);
+}
+
+/*
+ * Gives every positioned error the parser's form, "line:col: message", whichever layer
+ * (this store, the planner, the expression compiler) recorded it.
+ */
+static void error_prefix_position(sl_error *err)
+{
+    if (err == NULL || err->code == 0 || err->line <= 0)
+        return;
+    char prefix[32];
+    int n = snprintf(prefix, sizeof(prefix), "%d:%d: ", err->line, err->col);
+    if (strncmp(err->msg, prefix, (size_t)n) == 0)
+        return;
+    size_t keep = strlen(err->msg);
+    if (keep > sizeof(err->msg) - 1 - (size_t)n)
+        keep = sizeof(err->msg) - 1 - (size_t)n;
+    memmove(err->msg + n, err->msg, keep);
+    memcpy(err->msg, prefix, (size_t)n);
+    err->msg[(size_t)n + keep] = '\0';
+}
+
+/* ------------------------------------------------------------ databases */
+
+sl__ms_db *sl__ms_find_db(sl_memstore *ms, const char *name)
+{
+    for (int i = 0; i < ms->m_ndbs; i++)
+        if (sl__ms_name_eq(ms->m_dbs[i]->d_name, name))
+            return ms->m_dbs[i];
+    return NULL;
+}
+
+int sl__ms_resolve_db(sl_memstore *ms, const sl_qname *q, sl__ms_db **out, sl_error *err)
+{
+    if (q->db != NULL) {
+        *out = sl__ms_find_db(ms, q->db);
+        if (*out == NULL)
+            return sl__ms_error(err, SL_ENOTFOUND, q->pos, "database '%s' does not exist", q->db);
+        return 0;
+    }
+    if (ms->m_cur == NULL)
+        return sl__ms_error(err, SL_ENOTFOUND, q->pos,
+                            "no database selected for '%s': USE a database or write db.%s", q->name,
+                            q->name);
+    *out = ms->m_cur;
+    return 0;
+}
+
+/* ------------------------------------------------------------ tables */
+
+sl__ms_table *sl__ms_find_table(sl__ms_db *db, const char *name)
+{
+    if (db->d_nslots == 0)
+        return NULL;
+    uint32_t mask = db->d_nslots - 1;
+    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        sl__ms_table *t = db->d_slots[i];
+        if (t == NULL)
+            return NULL;
+        if (sl__ms_name_eq(t->t_name, name))
+            return t;
+    }
+}
+
+static void slot_put(sl__ms_table **slots, uint32_t nslots, sl__ms_table *t)
+{
+    uint32_t mask = nslots - 1;
+    uint32_t i = name_hash(t->t_name) & mask;
+    while (slots[i] != NULL)
+        i = (i + 1) & mask;
+    slots[i] = t;
+}
+
+int sl__ms_reserve_tables(sl__ms_db *db, uint32_t more)
+{
+    /* Keep the load factor at or below 1/2 so probes stay short. */
+    uint64_t need = ((uint64_t)db->d_ntables + more) * 2;
+    if (need <= db->d_nslots)
+        return 0;
+    uint32_t n = db->d_nslots ? db->d_nslots : 16;
+    while (n < need) {
+        if (n > (UINT32_MAX >> 2))
+            return SL_ENOMEM;
+        n *= 2;
+    }
+    sl__ms_table **slots = calloc(n, sizeof(*slots));
+    if (slots == NULL)
+        return SL_ENOMEM;
+    for (uint32_t i = 0; i < db->d_nslots; i++)
+        if (db->d_slots[i] != NULL)
+            slot_put(slots, n, db->d_slots[i]);
+    free(db->d_slots);
+    db->d_slots = slots;
+    db->d_nslots = n;
+    return 0;
+}
+
+int sl__ms_reserve_children(sl__ms_table *st, int more)
+{
+    int need = st->t_nchildren + more;
+    if (need <= st->t_capchildren)
+        return 0;
+    int cap = st->t_capchildren ? st->t_capchildren : 8;
+    while (cap < need)
+        cap *= 2;
+    sl__ms_table **p = realloc(st->t_children, (size_t)cap * sizeof(*p));
+    if (p == NULL)
+        return SL_ENOMEM;
+    st->t_children = p;
+    st->t_capchildren = cap;
+    return 0;
+}
+
+void sl__ms_link_table(sl__ms_db *db, sl__ms_table *t)
+{
+    /* Callers reserve first, so linking never allocates. */
+    assert((uint64_t)(db->d_ntables + 1) * 2 <= db->d_nslots);
+    slot_put(db->d_slots, db->d_nslots, t);
+    db->d_ntables++;
+    if (t->t_super != NULL) {
+        sl__ms_table *st = t->t_super;
+        assert(st->t_nchildren < st->t_capchildren);
+        st->t_children[st->t_nchildren++] = t;
+    }
+}
+
+/* Removes t from the hash set with backward-shift deletion (no tombstones). */
+static void slot_remove(sl__ms_db *db, sl__ms_table *t)
+{
+    uint32_t mask = db->d_nslots - 1;
+    uint32_t i = name_hash(t->t_name) & mask;
+    while (db->d_slots[i] != t)
+        i = (i + 1) & mask;
+    uint32_t j = i;
+    for (;;) {
+        db->d_slots[i] = NULL;
+        for (;;) {
+            j = (j + 1) & mask;
+            if (db->d_slots[j] == NULL)
+                return;
+            uint32_t k = name_hash(db->d_slots[j]->t_name) & mask;
+            /* Move j back to i unless its home k lies cyclically in (i, j]. */
+            bool stays = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
+            if (!stays)
+                break;
+        }
+        db->d_slots[i] = db->d_slots[j];
+        i = j;
+    }
+}
+
+void sl__ms_drop_table(sl__ms_db *db, sl__ms_table *t)
+{
+    if (t->t_kind == SL_TABLE_SUPER) {
+        for (int i = 0; i < t->t_nchildren; i++) {
+            slot_remove(db, t->t_children[i]);
+            db->d_ntables--;
+            sl__ms_table_free(t->t_children[i]);
+        }
+        t->t_nchildren = 0;
+    }
+    if (t->t_super != NULL) {
+        sl__ms_table *st = t->t_super;
+        for (int i = 0; i < st->t_nchildren; i++) {
+            if (st->t_children[i] == t) {
+                memmove(&st->t_children[i], &st->t_children[i + 1],
+                        (size_t)(st->t_nchildren - i - 1) * sizeof(st->t_children[0]));
+                st->t_nchildren--;
+                break;
+            }
+        }
+    }
+    slot_remove(db, t);
+    db->d_ntables--;
+    sl__ms_table_free(t);
+}
+
+sl__ms_table *sl__ms_table_new(sl__ms_db *db, sl_table_kind kind, const char *name)
+{
+    sl__ms_table *t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return NULL;
+    t->t_kind = kind;
+    t->t_db = db;
+    sl_block_init(&t->t_tagvals);
+    sl_block_init(&t->t_main);
+    t->t_name = strdup(name);
+    if (t->t_name == NULL) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void fields_free(sl_field *f, int n)
+{
+    if (f == NULL)
+        return;
+    for (int i = 0; i < n; i++)
+        free((char *)f[i].name);
+    free(f);
+}
+
+void sl__ms_table_free(sl__ms_table *t)
+{
+    if (t == NULL)
+        return;
+    if (t->t_kind != SL_TABLE_SUPER)
+        sl__ms_rows_fini(t);
+    sl_block_fini(&t->t_tagvals);
+    fields_free(t->t_cols, t->t_ncols);
+    fields_free(t->t_tags, t->t_ntags);
+    free(t->t_children);
+    free(t->t_name);
+    free(t);
+}
+
+int sl__ms_ncols(const sl__ms_table *t)
+{
+    return t->t_super ? t->t_super->t_ncols : t->t_ncols;
+}
+
+const sl_field *sl__ms_cols(const sl__ms_table *t)
+{
+    return t->t_super ? t->t_super->t_cols : t->t_cols;
+}
+
+int sl__ms_ntags(const sl__ms_table *t)
+{
+    return t->t_super ? t->t_super->t_ntags : t->t_ntags;
+}
+
+const sl_field *sl__ms_tags(const sl__ms_table *t)
+{
+    return t->t_super ? t->t_super->t_tags : t->t_tags;
+}
+
+int64_t sl__ms_now(const sl_memstore *ms, sl_precision p)
+{
+    return ms->m_stmt_now_ms * (sl_precision_per_sec(p) / 1000);
+}
+
+/* ------------------------------------------------------------ results */
+
+void sl_result_fini(sl_result *r)
+{
+    if (r == NULL)
+        return;
+    if (r->names != NULL)
+        for (int i = 0; i < r->ncols; i++)
+            free(r->names[i]);
+    free(r->names);
+    sl_block_fini(&r->rows);
+    memset(r, 0, sizeof(*r));
+    sl_block_init(&r->rows);
+}
+
+static void result_init_empty(sl_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    sl_block_init(&r->rows);
+    r->precision = SL_PREC_MS;
+}
+
+int sl__ms_result_init(sl_result *r, int ncols, const char *const *names, const sl_type *types,
+                       const uint32_t *widths)
+{
+    r->names = calloc((size_t)ncols, sizeof(char *));
+    if (r->names == NULL)
+        return SL_ENOMEM;
+    r->ncols = ncols;
+    for (int i = 0; i < ncols; i++) {
+        r->names[i] = strdup(names[i]);
+        if (r->names[i] == NULL)
+            return SL_ENOMEM;
+        int rc = sl_block_add_column(&r->rows, types[i], widths ? widths[i] : 0);
+        if (rc < 0)
+            return rc;
+    }
+    r->affected = -1;
+    return 0;
+}
+
+int sl__ms_result_str(sl_result *r, int i, const char *s)
+{
+    sl_column *c = &r->rows.cols[i];
+    if (s == NULL)
+        return sl_column_append_null(c);
+    return sl_column_append_str(c, s, (uint32_t)strlen(s));
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static int64_t system_now_ms(void *ud)
+{
+    (void)ud;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int sl_memstore_open(sl_memstore **out, int64_t (*now_ms)(void *ud), void *now_ud)
+{
+    sl_memstore *ms = calloc(1, sizeof(*ms));
+    if (ms == NULL)
+        return SL_ENOMEM;
+    ms->m_now = now_ms ? now_ms : system_now_ms;
+    ms->m_now_ud = now_ud;
+    *out = ms;
+    return 0;
+}
+
+void sl__ms_db_free(sl__ms_db *db)
+{
+    if (db == NULL)
+        return;
+    /* Child and normal tables first: a child's schema is its super table's. */
+    for (uint32_t i = 0; i < db->d_nslots; i++) {
+        sl__ms_table *t = db->d_slots[i];
+        if (t != NULL && t->t_kind != SL_TABLE_SUPER) {
+            sl__ms_table_free(t);
+            db->d_slots[i] = NULL;
+        }
+    }
+    for (uint32_t i = 0; i < db->d_nslots; i++)
+        sl__ms_table_free(db->d_slots[i]);
+    free(db->d_slots);
+    free(db->d_name);
+    free(db);
+}
+
+void sl_memstore_close(sl_memstore *ms)
+{
+    if (ms == NULL)
+        return;
+    for (int i = 0; i < ms->m_ndbs; i++)
+        sl__ms_db_free(ms->m_dbs[i]);
+    free(ms->m_dbs);
+    free(ms);
+}
+
+sl_catalog sl_memstore_catalog(sl_memstore *ms)
+{
+    sl_catalog c = {.ops = &sl__ms_catalog_ops, .ud = ms};
+    return c;
+}
+
+/* ------------------------------------------------------------ SELECT */
+
+static int exec_select(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err)
+{
+    sl_plan_ctx ctx = {
+        .catalog = sl_memstore_catalog(ms),
+        .db = ms->m_cur ? ms->m_cur->d_name : NULL,
+        .now_ms = ms->m_stmt_now_ms,
+    };
+    sl_plan *plan = NULL;
+    int rc = sl_plan_select(st->u.select, &ctx, &plan, err);
+    if (rc < 0)
+        return rc;
+    int ncols = sl_plan_ncols(plan);
+    res->names = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof(char *));
+    if (res->names == NULL) {
+        rc = SL_ENOMEM;
+        goto fail;
+    }
+    res->ncols = ncols;
+    for (int i = 0; i < ncols; i++) {
+        res->names[i] = strdup(sl_plan_col_name(plan, i));
+        if (res->names[i] == NULL) {
+            rc = SL_ENOMEM;
+            goto fail;
+        }
+    }
+    res->precision = sl_plan_precision(plan);
+    rc = sl_plan_collect(plan, &res->rows, err);
+    if (rc < 0)
+        goto fail;
+    res->affected = -1;
+    sl_plan_free(plan);
+    return 0;
+fail:
+    sl_plan_free(plan);
+    return rc;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+typedef int (*stmt_fn)(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err);
+
+static const stmt_fn stmt_handlers[] = {
+    [SL_STMT_CREATE_DATABASE] = sl__ms_create_database,
+    [SL_STMT_DROP_DATABASE] = sl__ms_drop_database,
+    [SL_STMT_USE] = sl__ms_use,
+    [SL_STMT_SHOW] = sl__ms_show,
+    [SL_STMT_CREATE_STABLE] = sl__ms_create_stable,
+    [SL_STMT_CREATE_TABLE] = sl__ms_create_table,
+    [SL_STMT_CREATE_SUBTABLES] = sl__ms_create_subtables,
+    [SL_STMT_DROP_TABLE] = sl__ms_drop_tables,
+    [SL_STMT_DROP_STABLE] = sl__ms_drop_tables,
+    [SL_STMT_DESCRIBE] = sl__ms_describe,
+    [SL_STMT_INSERT] = sl__ms_insert,
+    [SL_STMT_DELETE] = sl__ms_delete,
+    [SL_STMT_SELECT] = exec_select,
+};
+
+static int exec_stmt(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err)
+{
+    ms->m_stmt_now_ms = ms->m_now(ms->m_now_ud);
+    stmt_fn fn = NULL;
+    if ((size_t)st->kind < sizeof(stmt_handlers) / sizeof(stmt_handlers[0]))
+        fn = stmt_handlers[st->kind];
+    if (fn == NULL)
+        return sl__ms_error(err, SL_EUNSUPPORTED, st->pos,
+                            "%s is not supported by the embedded store",
+                            sl_stmt_kind_name(st->kind));
+    int rc = fn(ms, st, res, err);
+    if (rc < 0 && err != NULL && err->code == 0)
+        sl__ms_error(err, rc, st->pos, "%s failed: %s", sl_stmt_kind_name(st->kind),
+                     sl_strerror(rc));
+    return rc;
+}
+
+int sl_memstore_exec(sl_memstore *ms, const char *sql, sl_result *res, sl_error *err)
+{
+    result_init_empty(res);
+    sl_error_clear(err); /* the first error recorded wins: start from none */
+    sl_parse_result *pr = NULL;
+    int rc = sl_parse(sql, strlen(sql), &pr, err);
+    if (rc < 0)
+        return rc;
+    for (int i = 0; i < pr->nstmts; i++) {
+        sl_result_fini(res);
+        result_init_empty(res);
+        rc = exec_stmt(ms, pr->stmts[i], res, err);
+        if (rc < 0) {
+            error_prefix_position(err);
+            sl_result_fini(res);
+            result_init_empty(res);
+            break;
+        }
+    }
+    sl_parse_result_free(pr);
+    return rc;
+}
+
+int sl_memstore_append(sl_memstore *ms, const char *db, const char *table, const sl_block *rows,
+                       sl_error *err)
+{
+    sl_pos nopos = {0, 0};
+    sl_error_clear(err);
+    sl__ms_db *d = db ? sl__ms_find_db(ms, db) : ms->m_cur;
+    if (d == NULL)
+        return db ? sl__ms_error(err, SL_ENOTFOUND, nopos, "database '%s' does not exist", db)
+                  : sl__ms_error(err, SL_ENOTFOUND, nopos, "no database selected");
+    sl__ms_table *t = sl__ms_find_table(d, table);
+    if (t == NULL)
+        return sl__ms_error(err, SL_ENOTFOUND, nopos, "table '%s' does not exist in database '%s'",
+                            table, d->d_name);
+    if (t->t_kind == SL_TABLE_SUPER)
+        return sl__ms_error(err, SL_EINVAL, nopos,
+                            "'%s' is a super table: append to one of its child tables", t->t_name);
+    return sl__ms_table_append(t, rows, err);
+}

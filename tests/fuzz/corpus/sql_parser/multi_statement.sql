@@ -1,0 +1,2 @@
+USE power; SELECT 1; -- comment
+/* block */ SHOW STABLES;
