@@ -313,21 +313,27 @@ static int consume(op_agg *a, const sl_block *in, sl_error *err)
         a->nruns = 0;
         uint32_t i = 0;
         while (i < nr) {
-            int64_t t = ts[i * tstride];
             uint32_t part = const_part ? part0 : a->rows_part[i];
+            uint32_t gid;
+            if (sl_column_is_null(tsc, i)) {
+                /* A row without a timestamp (possible from a subquery) is in no window. */
+                if (scratch_group(a, &gid) != 0)
+                    return oom(err);
+                run_add(a, i, gid);
+                i++;
+                continue;
+            }
             /* The sliding step [base, base + sl) holding row i, and the rows after it that
-             * stay in the same step and partition: they share every window. */
+             * stay in the same step and partition, in ascending time order (the split below
+             * needs it; a subquery may deliver rows in any order): they share every window. */
+            int64_t t = ts[i * tstride];
             int64_t base = t - sl_floormod(t - off, sl);
             int64_t ws = base - k * sl;
             uint32_t j = i + 1;
-            if (const_part) {
-                while (j < nr && ts[j * tstride] >= base && ts[j * tstride] - base < sl)
-                    j++;
-            } else {
-                while (j < nr && ts[j * tstride] >= base && ts[j * tstride] - base < sl &&
-                       a->rows_part[j] == part)
-                    j++;
-            }
+            while (j < nr && !sl_column_is_null(tsc, j) &&
+                   ts[j * tstride] >= ts[(j - 1) * tstride] && ts[j * tstride] - base < sl &&
+                   (const_part || a->rows_part[j] == part))
+                j++;
             /* Within the step, rows at or past ws + iv are not in the k-th window. */
             uint32_t split = j;
             if ((k + 1) * sl > iv) {
@@ -335,7 +341,6 @@ static int consume(op_agg *a, const sl_block *in, sl_error *err)
                 while (split < j && ts[split * tstride] < ws + iv)
                     split++;
             }
-            uint32_t gid;
             if (split > i) {
                 if (window_group(a, part, ws, &gid) != 0)
                     return oom(err);

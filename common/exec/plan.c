@@ -238,6 +238,12 @@ static int compile_scope(planner *p, const sl_expr *e, sl_cexpr **out)
 
 /* ------------------------------------------------------------ aggregate binding */
 
+/*
+ * The canonical rendering used to match expressions (keys, aggregate calls, ORDER BY
+ * items). Identifiers and keywords compare case-insensitively, so everything but the text
+ * of string literals ('...' with '' for a quote) is lower-cased: "LOC" matches "loc",
+ * while 'X' and 'x' stay different.
+ */
 static char *dump_expr(const sl_expr *e)
 {
     sl_buf b;
@@ -246,7 +252,26 @@ static char *dump_expr(const sl_expr *e)
         sl_buf_fini(&b);
         return NULL;
     }
-    return (char *)b.data;
+    char *d = (char *)b.data;
+    bool in_str = false, in_name = false;
+    for (char *c = d; *c != '\0'; c++) {
+        if (in_str) {
+            if (*c == '\'' && c[1] == '\'')
+                c++;
+            else if (*c == '\'')
+                in_str = false;
+        } else if (*c == '`') {
+            if (in_name && c[1] == '`')
+                c++;
+            else
+                in_name = !in_name;
+        } else if (*c == '\'' && !in_name) {
+            in_str = true;
+        } else if (*c >= 'A' && *c <= 'Z') {
+            *c = (char)(*c - 'A' + 'a');
+        }
+    }
+    return d;
 }
 
 static bool is_agg_call(const sl_expr *e, sl_agg_kind *k)

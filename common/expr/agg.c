@@ -537,7 +537,7 @@ static int count_update(const sl_agg *a, uint8_t *states, size_t stride, const u
 
 static int count_merge(const sl_agg *a, void *dst, const void *src)
 {
-    ((st_count *)dst)->n += ((const st_count *)src)->n;
+    ((st_count *)dst)->n = sl__count_add(((st_count *)dst)->n, ((const st_count *)src)->n);
     return 0;
 }
 
@@ -608,7 +608,7 @@ static inline void sumi_add(st_sumi *s, u128 v, int64_t n)
     u128 x = sumi_get(s) + v;
     s->lo = (uint64_t)x;
     s->hi = (uint64_t)(x >> 64);
-    s->n += n;
+    s->n = sl__count_add(s->n, n);
 }
 
 /* Knuth's TwoSum: hi + x exactly equals the new hi plus the returned error. */
@@ -789,7 +789,7 @@ static int sum_merge(const sl_agg *a, void *dst, const void *src)
         const st_sumf *s = src;
         sumf_add(&d->hi, &d->lo, s->hi);
         d->lo += s->lo;
-        d->n += s->n;
+        d->n = sl__count_add(d->n, s->n);
     } else {
         const st_sumi *s = src;
         sumi_add(dst, sumi_get(s), s->n);
@@ -937,7 +937,7 @@ static void stddev_fold(st_stddev *d, int64_t nb, double mb, double m2b)
     double delta = mb - d->mean;
     d->mean += delta * (nbd / n);
     d->m2 += m2b + delta * delta * (na * nbd / n);
-    d->n += nb;
+    d->n = sl__count_add(d->n, nb);
 }
 
 /* Welford's one-value step, for grouped updates where rows of a group are scattered. */

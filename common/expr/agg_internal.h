@@ -159,4 +159,14 @@ int sl__str_decode(sl_reader *r, sl_type t, sl__str *s);
 #define SL__ST(type, states, stride, gids, k)                                                \
     ((type *)((states) + ((gids) != NULL ? (size_t)(gids)[k] * (stride) : 0)))
 
+/* Row counts of merged states add with saturation: states decoded from the network may
+ * carry any count, and a sum of counts must not overflow. */
+static inline int64_t sl__count_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 #endif

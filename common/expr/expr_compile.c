@@ -401,6 +401,13 @@ static int compile_binary(cctx *c, const sl_expr *e, xnode **out)
         return fold(c, out);
     }
     case SL_OP_BITAND: case SL_OP_BITOR: {
+        if (a->type == SL_T_NULL || b->type == SL_T_NULL) {
+            /* NULL & x is NULL, like every other operator. */
+            sl__xnode_free(a);
+            sl__xnode_free(b);
+            *out = const_node(sl_value_null(SL_T_BIGINT), e->pos);
+            return *out ? 0 : oom(c);
+        }
         if (!(sl_type_is_int(a->type) || a->type == SL_T_BOOL) ||
             !(sl_type_is_int(b->type) || b->type == SL_T_BOOL)) {
             rc = sl_error_set(c->err, SL_ETYPE, e->pos.line, e->pos.col,
@@ -503,8 +510,8 @@ static int make_case(cctx *c, xnode **v, int nv, bool has_else, sl_pos pos, xnod
         vals[k++] = v[i];
     if (has_else)
         vals[k++] = v[nv - 1];
-    sl_type t;
-    uint32_t w;
+    sl_type t = SL_T_NULL;
+    uint32_t w = 0;
     rc = common_type(c, vals, k, &t, &w, pos);
     free(vals);
     if (rc != 0)
@@ -611,6 +618,9 @@ static int compile_func(cctx *c, const sl_expr *e, xnode **out)
 {
     const char *name = e->u.func.name;
     sl_agg_kind ak;
+    if (e->u.func.distinct && !sl_agg_lookup(name, &ak))
+        return sl_error_set(c->err, SL_EINVAL, e->pos.line, e->pos.col,
+                            "DISTINCT is only valid inside an aggregate function, not %s", name);
     if (sl_agg_lookup(name, &ak))
         return sl_error_set(c->err, SL_EINVAL, e->pos.line, e->pos.col,
                             "aggregate function '%s' is not allowed here", name);
@@ -699,6 +709,25 @@ static int compile_in(cctx *c, const sl_expr *e, xnode **out)
                               "IN list values must be constants");
             goto done;
         }
+    }
+    for (int i = 0; i < nl; i++) {
+        /*
+         * A constant string probe meeting a number is re-typed as that number. Do that
+         * before comparing any item, so that string items earlier in the list are then
+         * converted to the probe's new type too instead of staying text.
+         */
+        xnode *probe = n->args[0];
+        if (probe->kind != X_CONST || !sl_type_is_var(probe->type))
+            break;
+        if (sl_type_is_var(items[i]->type) || items[i]->type == SL_T_NULL)
+            continue;
+        xclass ic;
+        rc = prepare_compare(c, &probe, &items[i], &ic, items[i]->pos);
+        n->args[0] = probe;
+        if (rc != 0)
+            goto done;
+    }
+    for (int i = 0; i < nl; i++) {
         xclass ic;
         xnode *probe = n->args[0];
         rc = prepare_compare(c, &probe, &items[i], &ic, items[i]->pos);
@@ -866,6 +895,13 @@ static int compile_unary(cctx *c, const sl_expr *e, xnode **out)
         t = SL_T_BOOL;
         break;
     case SL_OP_NEG:
+        if (a->kind == X_CONST && a->type == SL_T_UBIGINT && !sl_column_is_null(&a->out, 0) &&
+            ((const uint64_t *)a->out.data)[0] == (uint64_t)1 << 63) {
+            /* -9223372036854775808: the literal only fits once negated. */
+            sl__xnode_free(a);
+            *out = const_node(sl_value_int(SL_T_BIGINT, INT64_MIN), e->pos);
+            return *out ? 0 : oom(c);
+        }
         if (a->kind == X_CONST && sl_type_is_var(a->type) &&
             (rc = coerce_string_const(c, &a, SL_T_DOUBLE)) != 0) {
             sl__xnode_free(a);

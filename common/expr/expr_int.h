@@ -39,7 +39,7 @@ typedef struct xnode xnode;
 
 struct xnode {
     xkind kind;
-    int op;             /* sl_binop for ARITH/CMP, function id for FUNC */
+    int op;             /* sl_binop for ARITH/CMP, function id for FUNC, sl_precision for CAST */
     xclass cls;         /* ARITH/CMP/IN compute class */
     sl_type type;       /* result type */
     uint32_t width;     /* result width for strings */

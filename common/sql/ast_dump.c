@@ -468,7 +468,7 @@ static void put_show(dumper *d, const sl_show *s)
         [SL_SHOW_CREATE_DATABASE] = "create-database",
     };
     putf(d, "(show %s", names[s->kind]);
-    if (s->kind >= SL_SHOW_CREATE_STREAM) {
+    if (s->name.name != NULL) { /* SHOW CREATE ... */
         put(d, " ");
         put_qname(d, &s->name);
     }

@@ -16,7 +16,10 @@
  * source texts (sl_stmt.text, sl_select.text, item texts) are not rendered. Names are
  * printed as written, wrapped in backquotes when they are not plain [A-Za-z0-9_] words;
  * db.name when qualified. Strings are single-quoted with ' doubled and \\ \n \r \t \0 and
- * other control bytes escaped (\xNN). Durations print as value and unit: 10s.
+ * other control bytes escaped (\xNN). Durations print as value and unit: 10s. Floats
+ * print in the shortest form that reads back (1.5, 1000, 1e+300). Types print as in SQL,
+ * BINARY as VARCHAR, with "(n)" when a column definition wrote a length (elsewhere, when
+ * the length is not 0).
  *
  *   expressions   (int 5) (uint 18446744073709551615) (float 1.5) (str 'a') (dur 10s)
  *                 (null) (true) (false) (col c) (col t.c) (star) (star t) (now) (today)
@@ -334,7 +337,7 @@ int sl__type(sl__parser *p, sl_type *type, uint32_t *width, bool *width_given)
             if (type_table[i].unsigned_type != SL_T_NULL && sl__accept_kw(p, SL_KW_UNSIGNED))
                 *type = type_table[i].unsigned_type;
             if (type_table[i].has_width && sl__accept(p, SL_TK_LPAREN)) {
-                int64_t n;
+                int64_t n = 0;
                 sl_pos npos;
                 SL__TRY(sl__int64(p, &n, &npos, "a length"));
                 if (n > (int64_t)UINT32_MAX)

@@ -11,13 +11,14 @@
  *
  * Data (precision ms; timestamps are small epoch counts so windows are easy to follow):
  *
- *   t (normal): ts     a     b     s           meters (super) TAGS (loc, gid):
- *               1000   1     1.5   'x'           d1 ('SF',1): (1000,10,220) (5000,11,NULL) (12000,12,230)
- *               2000   NULL  2.5   'y'           d2 ('LA',2): (2000,20,210) (13000,NULL,215)
- *               3000   3     NULL  NULL          d3 ('SF',3): (500,30,240) (21000,31,250) (22000,32,NULL)
- *               11000  4     4.0   'x'         columns (ts, cur DOUBLE, volt INT)
- *               12000  -2    0.5   'z'
- *               25000  10    NULL  'y'       e (normal): (ts, a INT), no rows
+ *   t (normal):  ts     a     b     s       meters (super): ts, cur DOUBLE, volt INT
+ *                1000   1     1.5   'x'                    TAGS (loc VARCHAR, gid INT)
+ *                2000   NULL  2.5   'y'       d1 ('SF',1): (1000,10,220) (5000,11,NULL)
+ *                3000   3     NULL  NULL                   (12000,12,230)
+ *                11000  4     4.0   'x'       d2 ('LA',2): (2000,20,210) (13000,NULL,215)
+ *                12000  -2    0.5   'z'       d3 ('SF',3): (500,30,240) (21000,31,250)
+ *                25000  10    NULL  'y'                    (22000,32,NULL)
+ *   e (normal):  (ts, a INT), no rows
  *
  * Cells are compared as text: NULL, integers in decimal, doubles with %.10g, strings raw,
  * timestamps as their epoch count; columns are joined with '|'.
@@ -33,7 +34,6 @@
 
 #include <cmocka.h>
 
-#include "common/exec/exec.h"
 #include "common/exec/memstore.h"
 #include "common/exec/plan.h"
 #include "common/sql/parser.h"
@@ -551,6 +551,8 @@ static void test_select_without_from(void **state)
     expect_cols("SELECT 1+1", 1, (const char *[]){"1+1"}, (sl_type[]){SL_T_BIGINT});
     EXPECT("SELECT 1+1, 'abc', 2.5 * 2, NULL", "2|abc|5|NULL");
     EXPECT("SELECT 7 AS seven", "7");
+    /* Aggregates over the single row of a FROM-less query. */
+    EXPECT("SELECT count(*), max(1 + 1), sum(3)", "1|2|3");
     expect_cols("SELECT 7 AS seven", 1, (const char *[]){"seven"}, (sl_type[]){SL_T_BIGINT});
 }
 
@@ -906,6 +908,13 @@ static void test_subquery(void **state)
            "ORDER BY q.s DESC",
            "2", "2");
     EXPECT("SELECT * FROM (SELECT ts, a FROM t WHERE a > 3)", "11000|4", "25000|10");
+    /* tbname of the subquery is an ordinary column outside: a key per row. */
+    EXPECT("SELECT tb, count(*), sum(v) FROM (SELECT tbname AS tb, ts, volt AS v FROM meters) "
+           "PARTITION BY tb",
+           "d1|3|450", "d2|2|425", "d3|3|490");
+    EXPECT("SELECT tb, _wstart, count(*) FROM (SELECT ts, tbname AS tb FROM meters) "
+           "PARTITION BY tb INTERVAL(10s)",
+           "d1|0|2", "d1|10000|1", "d2|0|1", "d2|10000|1", "d3|0|1", "d3|20000|2");
     /* The subquery's window columns are read by name. */
     EXPECT("SELECT _wstart, n FROM (SELECT _wstart, count(*) AS n FROM t INTERVAL(10s)) "
            "WHERE n > 1",
@@ -959,6 +968,24 @@ static void test_time_range_pushdown(void **state)
 
 /* ------------------------------------------------------------ EXPLAIN */
 
+/* Identifiers match case-insensitively between the select list and the keys. */
+static void test_identifier_case(void **state)
+{
+    (void)state;
+    EXPECT("SELECT LOC, count(*) FROM meters GROUP BY loc", "SF|6", "LA|2");
+    EXPECT("SELECT TBNAME, count(*) FROM meters PARTITION BY tbname", "d1|3", "d2|2", "d3|3");
+    EXPECT("SELECT Gid * 10, COUNT(*) FROM meters GROUP BY gid * 10", "10|3", "20|2", "30|3");
+    EXPECT("SELECT DISTINCT S FROM t ORDER BY s", "NULL", "x", "y", "z");
+    EXPECT("SELECT s, COUNT(*) FROM t GROUP BY s HAVING count(*) > 1", "x|2", "y|2");
+    EXPECT("SELECT a + 1 FROM t WHERE a > 3 ORDER BY A + 1 DESC", "11", "5");
+    /* String literals keep their case: s = 'X' is not the key s = 'x'. */
+    EXPECT("SELECT s = 'x', count(*) FROM t GROUP BY s = 'x'", "true|2", "false|3",
+           "NULL|1");
+    expect_error("SELECT s = 'X', count(*) FROM t GROUP BY s = 'x'", SL_EINVAL, 1, 8,
+                 "column 's' must appear in PARTITION BY or GROUP BY, or be used in an "
+                 "aggregate function");
+}
+
 /* Corners found by probing: float keys, NULL window timestamps, NOW, window HAVING. */
 static void test_edge_cases(void **state)
 {
@@ -987,6 +1014,42 @@ static void test_edge_cases(void **state)
     EXPECT("SELECT _wstart, count(*) FROM t INTERVAL(10s) HAVING _wstart > 5000", "10000|2",
            "20000|1");
     EXPECT("SELECT s FROM t GROUP BY s ORDER BY count(*) * -1, s", "x", "y", "NULL", "z");
+}
+
+/* More shapes: CASE keys, qualified ORDER BY, tbname of a normal table, ts predicates. */
+static void test_more_shapes(void **state)
+{
+    (void)state;
+    EXPECT("SELECT CASE WHEN a > 2 THEN 'big' ELSE 'small' END AS k, count(*) FROM t "
+           "GROUP BY CASE WHEN a > 2 THEN 'big' ELSE 'small' END",
+           "small|3", "big|3");
+    EXPECT("SELECT tbname FROM t WHERE a = 1", "t");
+    EXPECT("SELECT a FROM t WHERE a > 0 ORDER BY t.a DESC", "10", "4", "3", "1");
+    EXPECT("SELECT tbname, count(*) FROM meters GROUP BY tbname ORDER BY count(*), tbname DESC "
+           "LIMIT 1",
+           "d2|2");
+    EXPECT("SELECT DISTINCT s, a FROM t WHERE a > 0 ORDER BY 2 DESC", "y|10", "x|4", "NULL|3",
+           "x|1");
+    EXPECT("SELECT count(*) FROM t INTERVAL(10s) FILL(NONE)", "3", "2", "1");
+    EXPECT("SELECT ts FROM t WHERE _rowts > 12000", "25000");
+    EXPECT("SELECT ts FROM t WHERE ts BETWEEN 2000 AND 11000", "2000", "3000", "11000");
+    EXPECT("SELECT ts FROM t WHERE ts IN (1000, 25000)", "1000", "25000");
+    EXPECT("SELECT tbname, _wstart, count(*) FROM meters PARTITION BY tbname INTERVAL(10s) "
+           "ORDER BY _wstart, tbname",
+           "d1|0|2", "d2|0|1", "d3|0|1", "d1|10000|1", "d2|10000|1", "d3|20000|2");
+    EXPECT("SELECT count(*) FROM t WHERE s IS NULL OR s IN ('z')", "2");
+    EXPECT("SELECT ts FROM t WHERE NOT (ts < 12000)", "12000", "25000");
+    EXPECT("SELECT ts FROM t WHERE ts + 1000 > 25000", "25000");
+    EXPECT("SELECT ts, a FROM t WHERE ts >= '1970-01-01T00:00:12Z'", "12000|-2", "25000|10");
+    EXPECT("SELECT max(ts) - min(ts) FROM t", "24000");
+    EXPECT("SELECT count(*) FROM meters WHERE loc LIKE 'S%' AND ts < 6000", "3");
+    EXPECT("SELECT avg(volt) FROM meters WHERE gid IN (1, 3) PARTITION BY gid", "225", "245");
+    EXPECT("SELECT a FROM t WHERE a > 0 ORDER BY a LIMIT 2 OFFSET 1", "3", "4");
+    EXPECT("SELECT s, max(a) FROM t WHERE s IS NOT NULL GROUP BY s ORDER BY max(a) DESC LIMIT 2",
+           "y|10", "x|4");
+    EXPECT("SELECT _wstart, sum(a) FROM t WHERE ts > 1000 INTERVAL(10s) SLIDING(10s) "
+           "ORDER BY 2 DESC NULLS LAST",
+           "20000|10", "0|3", "10000|2");
 }
 
 static void test_explain(void **state)
@@ -1352,7 +1415,9 @@ int main(void)
         cmocka_unit_test(test_distinct),
         cmocka_unit_test(test_subquery),
         cmocka_unit_test(test_time_range_pushdown),
+        cmocka_unit_test(test_identifier_case),
         cmocka_unit_test(test_edge_cases),
+        cmocka_unit_test(test_more_shapes),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_current_database),

@@ -18,6 +18,7 @@
  * is sorted the same way), otherwise both sides are sorted by their key columns first.
  * A failure prints the query and the first differing row.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <math.h>
 
 #include <cmocka.h>
 
@@ -1136,7 +1136,8 @@ static bool compare(const query *q, const char *where, rowset *got, rowset *want
         if (q->has_limit) {
             int from = q->offset < want->nrows ? q->offset : want->nrows;
             int n = want->nrows - from < q->limit ? want->nrows - from : q->limit;
-            memmove(want->cells, rs_row(want, from), sizeof(cell) * (size_t)n * (size_t)want->ncols);
+            memmove(want->cells, rs_row(want, from),
+                    sizeof(cell) * (size_t)n * (size_t)want->ncols);
             want->nrows = n;
         }
     } else {
@@ -1261,7 +1262,7 @@ static bool run_memstore(const query *q, const rowset *want0)
     return ok;
 }
 
-#define NQUERIES 400
+#define NQUERIES 450
 
 static void test_random_queries(void **state)
 {

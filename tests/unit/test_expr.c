@@ -18,9 +18,12 @@
  *   4   -1000          2     -5   7                     -2.0   -0.5  'héllo'  F     10
  *   5   1735776000000  NULL  3    3                     100.0  1.0   NULL     T     10
  *
- * ts 1735689600000 is 2025-01-01 00:00:00 UTC in ms; k is a constant INT column. The NULL
- * rows of i hold the value 0, so `b / i` divides by zero only on NULL rows.
+ * ts 1735689600000 is 2025-01-01 00:00:00 UTC in ms. k, tb and kn are constant columns
+ * (one stored value standing for every row, like tags): k INT 10, tb VARCHAR(16) 'd1001',
+ * kn INT NULL. The NULL rows of i hold the value 0, so `b / i` divides by zero only on NULL
+ * rows.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <math.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -129,11 +131,12 @@ static const tcol main_cols[] = {
     {"ts", SL_T_TIMESTAMP, 0}, {"i", SL_T_INT, 0},     {"b", SL_T_BIGINT, 0},
     {"u", SL_T_UBIGINT, 0},    {"f", SL_T_FLOAT, 0},   {"d", SL_T_DOUBLE, 0},
     {"s", SL_T_VARCHAR, 16},   {"flag", SL_T_BOOL, 0}, {"k", SL_T_INT, 0},
+    {"tb", SL_T_VARCHAR, 16},  {"kn", SL_T_INT, 0},
 };
 
 static int setup_main(void **state)
 {
-    fx *f = fx_new(main_cols, 9, SL_PREC_MS);
+    fx *f = fx_new(main_cols, 11, SL_PREC_MS);
     const int64_t ts[] = {1735689600000LL, 1735689599999LL, 1735689601000LL, 0, -1000,
                           1735776000000LL};
     const int64_t iv[] = {1, 0, -3, 7, 2, 0};
@@ -164,6 +167,10 @@ static int setup_main(void **state)
     }
     sl_value k = sl_value_int(SL_T_INT, 10);
     assert_int_equal(sl_column_set_const(col(f, 8), &k, 6), 0);
+    sl_value tb = sl_value_str(SL_T_VARCHAR, "d1001", 5);
+    assert_int_equal(sl_column_set_const(col(f, 9), &tb, 6), 0);
+    sl_value kn = sl_value_null(SL_T_INT);
+    assert_int_equal(sl_column_set_const(col(f, 10), &kn, 6), 0);
     sl_block_seal(&f->blk);
     assert_int_equal(f->blk.nrows, 6);
     *state = f;
@@ -595,6 +602,42 @@ static void test_arith_const_column(void **state)
     sl_cexpr_free(e);
 }
 
+static void test_const_columns(void **state)
+{
+    fx *f = *state;
+    check_bool(f, "tb = 'd1001'", "TTTTTT");
+    check_bool(f, "tb <> 'd1001'", "FFFFFF");
+    check_bool(f, "s < tb", "TNTTFN");
+    check_bool(f, "tb LIKE 'd1%'", "TTTTTT");
+    check_bool(f, "tb NOT LIKE '%1'", "FFFFFF");
+    check_bool(f, "tb IN ('x', 'd1001')", "TTTTTT");
+    check_bool(f, "tb IS NULL", "FFFFFF");
+    check_str(f, "CONCAT(tb, '.', i)", SL_T_VARCHAR,
+              STR("d1001.1", NULL, "d1001.-3", "d1001.7", "d1001.2", NULL));
+    check_str(f, "UPPER(tb)", SL_T_VARCHAR,
+              STR("D1001", "D1001", "D1001", "D1001", "D1001", "D1001"));
+    check_i64(f, "LENGTH(tb)", SL_T_BIGINT, I64(5, 5, 5, 5, 5, 5), NULL);
+    check_str(f, "CASE WHEN flag THEN tb ELSE s END", SL_T_VARCHAR,
+              STR("d1001", NULL, "ABd", "d1001", "h\xc3\xa9llo", "d1001"));
+    /* kn: a constant NULL */
+    check_i64(f, "i + kn", SL_T_BIGINT, I64(0, 0, 0, 0, 0, 0), "NNNNNN");
+    check_i64(f, "-kn", SL_T_BIGINT, I64(0, 0, 0, 0, 0, 0), "NNNNNN");
+    check_f64(f, "d / kn", SL_T_DOUBLE, F64(0, 0, 0, 0, 0, 0), "NNNNNN");
+    check_bool(f, "kn IS NULL", "TTTTTT");
+    check_bool(f, "kn = 1 OR flag", "TNNTNT");
+    check_bool(f, "kn = 1 AND flag", "NFNNFN");
+    check_bool(f, "kn IN (1, 2)", "NNNNNN");
+    check_bool(f, "kn BETWEEN 1 AND 2", "NNNNNN");
+    check_i64(f, "COALESCE(kn, i, -1)", SL_T_BIGINT, I64(1, -1, -3, 7, 2, -1), NULL);
+    check_i64(f, "CASE WHEN kn > 0 THEN 1 ELSE 2 END", SL_T_BIGINT, I64(2, 2, 2, 2, 2, 2), NULL);
+    check_str(f, "CAST(kn AS VARCHAR(4))", SL_T_VARCHAR, STR(NULL, NULL, NULL, NULL, NULL, NULL));
+    check_select(f, "kn IS NULL AND tb = 'd1001'", (const uint32_t[]){0, 1, 2, 3, 4, 5}, 6);
+    check_select(f, "kn = 1 OR flag", (const uint32_t[]){0, 3, 5}, 3);
+    /* a CASE whose branches are all NULL has the NULL type */
+    check_bool(f, "(CASE WHEN flag THEN NULL END) AND flag", "NFNNFN");
+    check_select(f, "CASE WHEN flag THEN NULL END", NULL, 0);
+}
+
 static void test_arith_errors(void **state)
 {
     fx *f = *state;
@@ -882,6 +925,9 @@ static void test_in(void **state)
     check_bool(f, "k IN (10)", "TTTTTT");
     check_bool(f, "i IN ('7', 1 + 1)", "FNFTTN");
     check_const_bool(f, "3 IN (1, 2, 3)", 'T');
+    check_const_bool(f, "'5' IN ('5', 6)", 'T');
+    check_const_bool(f, "'5' IN (4, '5')", 'T');
+    check_const_bool(f, "'x' IN ('y', 'x')", 'T');
     check_const_bool(f, "3 IN (1, NULL)", 'N');
     check_const_bool(f, "NULL IN (1, 2)", 'N');
     check_compile_err(f, "i IN (d)", SL_EINVAL, "IN list values must be constants");
@@ -942,6 +988,11 @@ static void test_like(void **state)
     check_const_bool(f, "'' LIKE '%%'", 'T');
     check_const_bool(f, "'' LIKE '_'", 'F');
     check_const_null(f, "NULL LIKE 'a'", SL_T_BOOL);
+    /* '_' is one UTF-8 character; a truncated sequence at the end is not read past */
+    check_const_bool(f, "'\xe2\x82\xac' LIKE '_'", 'T');
+    check_const_bool(f, "'x\xe2\x82\xac' LIKE '_'", 'F');
+    check_const_bool(f, "'\xf0\x9f\x98' LIKE '_'", 'T');
+    check_const_bool(f, "'a\xc3' LIKE 'a_'", 'T');
 }
 
 /* 'a' x 30000, then the same with a trailing 'b', then 'b'. */
@@ -1079,7 +1130,8 @@ static void test_cast_columns(void **state)
     assert_int_equal(sl_cexpr_width(e), 8);
     sl_cexpr_free(e);
     /* failures at evaluation, on the first offending row */
-    check_eval_err(f, "CAST(s AS VARCHAR(3))", SL_ERANGE, "text of 6 bytes is longer than VARCHAR(3)");
+    check_eval_err(f, "CAST(s AS VARCHAR(3))", SL_ERANGE,
+                   "text of 6 bytes is longer than VARCHAR(3)");
     check_eval_err(f, "CAST(s AS NCHAR(4))", SL_ERANGE,
                    "text of 5 characters is longer than NCHAR(4)");
     check_eval_err(f, "CAST(u AS BIGINT)", SL_ERANGE,
@@ -1165,8 +1217,10 @@ static void test_cast_constants(void **state)
     check_compile_err(f, "CAST('1x' AS DOUBLE)", SL_ETYPE, "'1x' cannot be converted to DOUBLE");
     check_compile_err(f, "CAST('2025-13-01' AS TIMESTAMP)", SL_ETYPE,
                       "'2025-13-01' cannot be converted to TIMESTAMP");
-    check_compile_err(f, "CAST(300 AS TINYINT)", SL_ERANGE, "value 300 is out of range for TINYINT");
-    check_compile_err(f, "CAST(128 AS TINYINT)", SL_ERANGE, "value 128 is out of range for TINYINT");
+    check_compile_err(f, "CAST(300 AS TINYINT)", SL_ERANGE,
+                      "value 300 is out of range for TINYINT");
+    check_compile_err(f, "CAST(128 AS TINYINT)", SL_ERANGE,
+                      "value 128 is out of range for TINYINT");
     check_compile_err(f, "CAST(32768 AS SMALLINT)", SL_ERANGE,
                       "value 32768 is out of range for SMALLINT");
     check_compile_err(f, "CAST(2147483648 AS INT)", SL_ERANGE,
@@ -1175,8 +1229,10 @@ static void test_cast_constants(void **state)
                       "value 256 is out of range for TINYINT UNSIGNED");
     check_compile_err(f, "CAST(-1 AS INT UNSIGNED)", SL_ERANGE,
                       "value -1 is out of range for INT UNSIGNED");
-    check_compile_err(f, "CAST(1e300 AS FLOAT)", SL_ERANGE, "value 1e+300 is out of range for FLOAT");
-    check_compile_err(f, "CAST(1e19 AS BIGINT)", SL_ERANGE, "value 1e+19 is out of range for BIGINT");
+    check_compile_err(f, "CAST(1e300 AS FLOAT)", SL_ERANGE,
+                      "value 1e+300 is out of range for FLOAT");
+    check_compile_err(f, "CAST(1e19 AS BIGINT)", SL_ERANGE,
+                      "value 1e+19 is out of range for BIGINT");
     check_compile_err(f, "CAST('abcd' AS VARCHAR(3))", SL_ERANGE,
                       "text of 4 bytes is longer than VARCHAR(3)");
 }
@@ -1456,8 +1512,10 @@ static void test_refusals(void **state)
         {"upper(1)", SL_ETYPE, "function upper does not accept BIGINT"},
         {"~d", SL_ETYPE, "cannot apply '~' to DOUBLE"},
         {"d & 1", SL_ETYPE, "cannot apply '&' to DOUBLE and BIGINT"},
-        {"coalesce(s, 1)", SL_ETYPE, "coalesce arguments have incompatible types VARCHAR and BIGINT"},
-        {"timetruncate(i, 1h)", SL_ETYPE, "timetruncate takes a TIMESTAMP and a duration such as 1h"},
+        {"coalesce(s, 1)", SL_ETYPE,
+         "coalesce arguments have incompatible types VARCHAR and BIGINT"},
+        {"timetruncate(i, 1h)", SL_ETYPE,
+         "timetruncate takes a TIMESTAMP and a duration such as 1h"},
         {"CAST(i AS VARCHAR)", SL_ETYPE, "CAST to VARCHAR needs a length, e.g. VARCHAR(64)"},
         /* errors inside a larger expression stop the whole compilation */
         {"i + 1 > 2 AND (s = 'x' OR nosuch)", SL_ENOTFOUND, "unknown column 'nosuch'"},
@@ -1821,6 +1879,7 @@ int main(void)
         MAIN_TEST(test_arith_int),
         MAIN_TEST(test_arith_float),
         MAIN_TEST(test_arith_const_column),
+        MAIN_TEST(test_const_columns),
         MAIN_TEST(test_arith_errors),
         cmocka_unit_test_setup_teardown(test_overflow_edges, setup_edge, fx_teardown),
         cmocka_unit_test_setup_teardown(test_overflow_edges_b, setup_edge, fx_teardown),

@@ -1,2 +1,0 @@
-USE power; SELECT 1; -- comment
-/* block */ SHOW STABLES;

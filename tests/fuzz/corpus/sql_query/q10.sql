@@ -1,0 +1,1 @@
+INSERT INTO d3 USING meters TAGS ('NY', 3) VALUES (NOW, 1.0, 2, 3.0, 'z', true, 7)

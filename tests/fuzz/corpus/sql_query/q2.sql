@@ -1,0 +1,1 @@
+SELECT tbname, count(*), avg(current), sum(voltage) FROM meters PARTITION BY tbname

@@ -1,0 +1,1 @@
+SELECT _wstart, _wend, count(*), max(voltage) FROM meters INTERVAL(1m) SLIDING(30s)

@@ -1,0 +1,1 @@
+SELECT location, spread(current), stddev(phase) FROM meters GROUP BY location HAVING count(*) > 1 ORDER BY 1 DESC

@@ -1,0 +1,1 @@
+SELECT first(note), last(note), last_row(note) FROM meters WHERE ts >= '2025-01-01' AND ts < NOW + 1d

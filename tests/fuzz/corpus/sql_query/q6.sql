@@ -1,0 +1,1 @@
+SELECT DISTINCT location FROM meters ORDER BY location LIMIT 1 OFFSET 1

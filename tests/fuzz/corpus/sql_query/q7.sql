@@ -1,0 +1,1 @@
+SELECT avg(c) FROM (SELECT current AS c FROM meters WHERE current IS NOT NULL)

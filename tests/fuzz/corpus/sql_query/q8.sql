@@ -1,0 +1,1 @@
+SELECT CASE WHEN voltage > 220 THEN 'hi' ELSE 'lo' END, CAST(big AS DOUBLE), voltage / 0 FROM d1

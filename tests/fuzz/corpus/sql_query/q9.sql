@@ -1,0 +1,1 @@
+SELECT concat(note, '-', location), length(note), upper(note), abs(-voltage) FROM meters WHERE note LIKE 'b%'
