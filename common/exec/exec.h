@@ -47,8 +47,8 @@ void sl_op_free(sl_op *op);
 int sl_op_explain(const sl_op *op, sl_buf *out, int depth);
 
 /*
- * Source: scans a table through a catalog. The request is copied (proj array included);
- * types[i]/widths[i] are the output column types (for an empty scan).
+ * Source: scans a table through a catalog. The request is copied, the proj array and the
+ * table meta included (the meta's strings and field arrays stay the catalog's).
  */
 int sl_op_scan_new(const sl_catalog *cat, const sl_scan_req *req, sl_op **out, sl_error *err);
 

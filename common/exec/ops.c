@@ -6,6 +6,7 @@
  * keeps every row returns its input block). Sort and partition gather their whole input
  * into one block first, compute a permutation, and emit it in SL_BLOCK_ROWS_MAX slices.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,7 +542,9 @@ static int sort_cmp_col(const sl_column *c, const sl_sort_key *k, uint32_t a, ui
     case SL_T_DOUBLE: {
         double x = ((const double *)c->data)[sl_column_phys(c, a)];
         double y = ((const double *)c->data)[sl_column_phys(c, b)];
-        r = x < y ? -1 : x > y;
+        /* NaN sorts above every number and equals itself: a total order for qsort. */
+        bool xn = isnan(x), yn = isnan(y);
+        r = xn || yn ? (xn && yn ? 0 : xn ? 1 : -1) : (x < y ? -1 : x > y);
         break;
     }
     default: {
@@ -555,10 +558,9 @@ static int sort_cmp_col(const sl_column *c, const sl_sort_key *k, uint32_t a, ui
     return k->desc ? -r : r;
 }
 
-static const op_sort *sort_ctx; /* qsort has no context argument in C11 */
-
-static int sort_cmp(const void *pa, const void *pb)
+static int sort_cmp(const void *pa, const void *pb, void *ctx)
 {
+    const op_sort *sort_ctx = ctx;
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     for (int i = 0; i < sort_ctx->nkeys; i++) {
         const sl_sort_key *k = &sort_ctx->keys[i];
@@ -582,9 +584,7 @@ static int sort_next(sl_op *o, sl_block **out, sl_error *err)
             return oom(err);
         for (uint32_t i = 0; i < s->all.nrows; i++)
             s->perm[i] = i;
-        sort_ctx = s;
-        qsort(s->perm, s->all.nrows, sizeof(uint32_t), sort_cmp);
-        sort_ctx = NULL;
+        qsort_r(s->perm, s->all.nrows, sizeof(uint32_t), sort_cmp, s);
     }
     return emit_slice(&s->all, s->perm, &s->pos, &s->blk, out, err);
 }

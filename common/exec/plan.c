@@ -583,6 +583,18 @@ static void push_time_range(planner *p, const sl_expr *w, int64_t *lo, int64_t *
     }
 }
 
+/* Type and width of scope column idx. */
+static void scope_col_type(const planner *p, int idx, sl_type *t, uint32_t *w)
+{
+    if (p->is_table) {
+        const char *nm;
+        field_info(&p->meta, p->proj[idx], &nm, t, w);
+    } else {
+        *t = p->sub->types[idx];
+        *w = p->sub->widths[idx];
+    }
+}
+
 /* ------------------------------------------------------------ output columns */
 
 typedef struct outcol {
@@ -608,7 +620,7 @@ static int expand_items(planner *p, const sl_select *sel, outcol **out, int *nou
     for (int i = 0; i < sel->nitems; i++) {
         const sl_select_item *it = &sel->items[i];
         if (it->expr->kind == SL_EX_STAR) {
-            if (p->is_agg) {
+            if (p->is_agg && !sel->distinct) {
                 outcols_free(oc, n);
                 return sl_error_set(p->err, SL_EINVAL, it->expr->pos.line, it->expr->pos.col,
                                     "'*' cannot be selected in an aggregate query");
@@ -751,7 +763,7 @@ int sl_plan_select(const sl_select *sel, const sl_plan_ctx *ctx, sl_plan **out, 
     planner P = {.ctx = ctx, .err = err, .stmt_interval = sel->has_interval};
     planner *p = &P;
     outcol *oc = NULL;
-    int noc = 0, nhidden = 0;
+    int noc = 0, nhidden = 0, distinct_base = 0;
     sl_cexpr **proj_exprs = NULL, **key_exprs = NULL;
     sl_cexpr *where = NULL, *having = NULL;
     sl_sort_key *sort_keys = NULL;
@@ -884,28 +896,49 @@ int sl_plan_select(const sl_select *sel, const sl_plan_ctx *ctx, sl_plan **out, 
             goto fail;
         }
         for (int i = 0; i < noc; i++) {
-            if (has_agg(oc[i].expr)) {
+            if (oc[i].expr != NULL && has_agg(oc[i].expr)) {
                 rc = sl_error_set(err, SL_EUNSUPPORTED, oc[i].expr->pos.line, oc[i].expr->pos.col,
                                   "DISTINCT with aggregate functions is not supported");
                 goto fail;
             }
         }
-        sl_expr **nk = realloc(p->key_ast, sizeof(sl_expr *) * (size_t)(p->nkeys + noc + 1));
+        size_t nkc = (size_t)(p->nkeys + noc + 1);
+        sl_expr **nk = realloc(p->key_ast, sizeof(sl_expr *) * nkc);
         if (nk != NULL)
             p->key_ast = (const sl_expr **)nk;
-        char **nd = realloc(p->key_dump, sizeof(char *) * (size_t)(p->nkeys + noc + 1));
-        if (nk == NULL || nd == NULL) {
-            if (nd != NULL)
-                p->key_dump = nd;
+        char **nd = nk ? realloc(p->key_dump, sizeof(char *) * nkc) : NULL;
+        if (nd != NULL)
+            p->key_dump = nd;
+        sl_cexpr **nke = nd ? realloc(key_exprs, sizeof(sl_cexpr *) * nkc) : NULL;
+        if (nke != NULL)
+            key_exprs = nke;
+        if (nk == NULL || nd == NULL || nke == NULL) {
             rc = oom(p);
             goto fail;
         }
-        p->key_dump = nd;
+        distinct_base = p->nkeys;
         for (int i = 0; i < noc; i++) {
-            if ((rc = compile_scope(p, oc[i].expr, &key_exprs[p->nkeys])) != 0)
+            if (oc[i].expr == NULL) {
+                /* A column of a '*' expansion: the key is that scope column, and its
+                 * empty canonical text never matches an expression. */
+                sl_type t;
+                uint32_t w;
+                scope_col_type(p, oc[i].scope_idx, &t, &w);
+                rc = column_expr(oc[i].scope_idx, t, w, &key_exprs[p->nkeys], err);
+                p->key_ast[p->nkeys] = NULL;
+                p->key_dump[p->nkeys] = strdup("");
+            } else {
+                rc = compile_scope(p, oc[i].expr, &key_exprs[p->nkeys]);
+                p->key_ast[p->nkeys] = oc[i].expr;
+                p->key_dump[p->nkeys] = rc == 0 ? dump_expr(oc[i].expr) : strdup("");
+            }
+            if (rc != 0) {
+                free(p->key_dump[p->nkeys]);
                 goto fail;
-            p->key_ast[p->nkeys] = oc[i].expr;
-            if ((p->key_dump[p->nkeys] = dump_expr(oc[i].expr)) == NULL) {
+            }
+            if (p->key_dump[p->nkeys] == NULL) {
+                sl_cexpr_free(key_exprs[p->nkeys]);
+                key_exprs[p->nkeys] = NULL;
                 rc = oom(p);
                 goto fail;
             }
@@ -921,16 +954,12 @@ int sl_plan_select(const sl_select *sel, const sl_plan_ctx *ctx, sl_plan **out, 
     }
     for (int i = 0; i < noc; i++) {
         if (oc[i].expr == NULL) {
-            const char *nm;
             sl_type t;
             uint32_t w;
-            if (p->is_table)
-                field_info(&p->meta, p->proj[oc[i].scope_idx], &nm, &t, &w);
-            else {
-                t = p->sub->types[oc[i].scope_idx];
-                w = p->sub->widths[oc[i].scope_idx];
-            }
-            rc = column_expr(oc[i].scope_idx, t, w, &proj_exprs[i], err);
+            scope_col_type(p, oc[i].scope_idx, &t, &w);
+            /* Over the aggregate's output (DISTINCT *) the column is key i. */
+            int col = p->is_agg ? distinct_base + i : oc[i].scope_idx;
+            rc = column_expr(col, t, w, &proj_exprs[i], err);
         } else {
             rc = compile_post(p, oc[i].expr, &proj_exprs[i]);
         }

@@ -1166,6 +1166,14 @@ static void test_refusals(void **state)
                  "unknown column 'zz' in table 't'");
     expect_error("SELECT y FROM (SELECT a AS x FROM t)", SL_ENOTFOUND, 1, 8,
                  "unknown column 'y'");
+    expect_error("SELECT a FROM t ORDER BY zz", SL_ENOTFOUND, 1, 26,
+                 "unknown column 'zz' in table 't'");
+    expect_error("SELECT s, count(*) FROM t GROUP BY s HAVING count(*)", SL_ETYPE, 1, 45,
+                 "HAVING needs a boolean condition");
+    expect_error("SELECT count(DISTINCT a) FROM t", SL_EUNSUPPORTED, 1, 8,
+                 "count(DISTINCT ...) is not supported");
+    expect_error("SELECT _wstart, count(*) FROM (SELECT a FROM t) INTERVAL(10s)", SL_EINVAL, 1,
+                 58, "INTERVAL needs a source with a timestamp key");
     expect_error("SELECT a FROM nodb.t", SL_ENOTFOUND, 1, 15,
                  "database 'nodb' does not exist");
     expect_error("SELECT count(*) FROM t INTERVAL(10s) SLIDING(0s)", SL_EINVAL, 1, 46,
