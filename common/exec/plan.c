@@ -625,7 +625,9 @@ static int expand_items(planner *p, const sl_select *sel, outcol **out, int *nou
                 return sl_error_set(p->err, SL_EINVAL, it->expr->pos.line, it->expr->pos.col,
                                     "'*' cannot be selected in an aggregate query");
             }
-            int total = p->is_table ? p->meta.ncols + p->meta.ntags : scope_ncols(p);
+            /* Like TDengine: * on a super table adds the tags, on a child table not. */
+            int total = !p->is_table ? scope_ncols(p)
+                        : p->meta.ncols + (p->meta.kind == SL_TABLE_SUPER ? p->meta.ntags : 0);
             if (!p->is_table && p->sub == NULL) {
                 outcols_free(oc, n);
                 return sl_error_set(p->err, SL_EINVAL, it->expr->pos.line, it->expr->pos.col,
