@@ -450,8 +450,8 @@ static int compile_binary(cctx *c, const sl_expr *e, xnode **out)
     return rc;
 }
 
-/* The type CASE branches (or COALESCE arguments) share; SL_ETYPE when none exists. */
-static int common_type(cctx *c, xnode **v, int n, sl_type *t, uint32_t *w, sl_pos pos)
+int sl__common_type(xnode **v, int n, bool mix_text, const char *what, sl_pos pos,
+                    sl_type *t, uint32_t *w, sl_error *err)
 {
     sl_type r = SL_T_NULL;
     uint32_t width = 0, bytes = 0;
@@ -476,23 +476,28 @@ static int common_type(cctx *c, xnode **v, int n, sl_type *t, uint32_t *w, sl_po
             r = SL_T_VARCHAR;
         } else if (sl_type_is_numeric(r) && sl_type_is_numeric(x)) {
             r = (sl_type_is_float(r) || sl_type_is_float(x)) ? SL_T_DOUBLE : SL_T_BIGINT;
-        } else if (sl_type_is_var(r) || sl_type_is_var(x)) {
+        } else if (mix_text && (sl_type_is_var(r) || sl_type_is_var(x))) {
             r = SL_T_VARCHAR; /* mixed text and numbers: render the numbers as text */
         } else {
-            return sl_error_set(c->err, SL_ETYPE, pos.line, pos.col,
-                                "branches have incompatible types %s and %s",
-                                sl_type_name(r), sl_type_name(x));
+            return sl_error_set(err, SL_ETYPE, pos.line, pos.col,
+                                "%s have incompatible types %s and %s", what, sl_type_name(r),
+                                sl_type_name(x));
         }
     }
     if (r == SL_T_VARCHAR)
         width = bytes;
-    if (unbounded)
-        width = 0;
-    else if (sl_type_is_var(r) && width < 32)
-        width = 32;
     *t = r;
-    *w = sl_type_is_var(r) ? width : 0;
+    *w = sl_type_is_var(r) && !unbounded ? width : 0;
     return 0;
+}
+
+/* The type CASE branches share; text results are at least 32 bytes wide. */
+static int common_type(cctx *c, xnode **v, int n, sl_type *t, uint32_t *w, sl_pos pos)
+{
+    int rc = sl__common_type(v, n, true, "branches", pos, t, w, c->err);
+    if (rc == 0 && sl_type_is_var(*t) && *w != 0 && *w < 32)
+        *w = 32;
+    return rc;
 }
 
 /* Builds CASE over pairs (when, then) and an optional else; takes ownership of v. */

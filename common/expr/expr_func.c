@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -89,40 +90,9 @@ int sl__xfunc_type(int id, xnode **args, int nargs, sl_type *type, uint32_t *wid
         *width = args[0]->width;
         return 0;
     case XF_IFNULL: case XF_COALESCE: {
-        sl_type t = SL_T_NULL;
-        uint32_t w = 0, bytes = 0;
-        bool unbounded = false;
-        for (int i = 0; i < nargs; i++) {
-            sl_type x = args[i]->type;
-            if (x == SL_T_NULL)
-                continue;
-            if (sl_type_is_var(x)) {
-                /* Width 0 is unbounded, except for the literal ''. NCHAR(n) counts
-                 * characters: as VARCHAR it needs up to 4 bytes per character. */
-                uint32_t xw = args[i]->width;
-                uint32_t xb = x == SL_T_NCHAR
-                                  ? (xw > SL_VARCHAR_MAX / 4 ? SL_VARCHAR_MAX : xw * 4)
-                                  : xw;
-                unbounded |= xw == 0 && args[i]->kind != X_CONST;
-                w = xw > w ? xw : w;
-                bytes = xb > bytes ? xb : bytes;
-            }
-            if (t == SL_T_NULL || t == x)
-                t = x;
-            else if (sl_type_is_numeric(t) && sl_type_is_numeric(x))
-                t = (sl_type_is_float(t) || sl_type_is_float(x)) ? SL_T_DOUBLE : SL_T_BIGINT;
-            else if (sl_type_is_var(t) && sl_type_is_var(x))
-                t = SL_T_VARCHAR;
-            else
-                return sl_error_set(err, SL_ETYPE, pos.line, pos.col,
-                                    "%s arguments have incompatible types %s and %s", fname,
-                                    sl_type_name(t), sl_type_name(x));
-        }
-        if (t == SL_T_VARCHAR)
-            w = bytes;
-        *type = t;
-        *width = sl_type_is_var(t) && !unbounded ? w : 0;
-        return 0;
+        char what[48];
+        snprintf(what, sizeof(what), "%s arguments", fname);
+        return sl__common_type(args, nargs, false, what, pos, type, width, err);
     }
     case XF_TIMETRUNCATE:
         if (args[0]->type != SL_T_TIMESTAMP || args[1]->kind != X_CONST ||

@@ -66,6 +66,15 @@ struct sl_cexpr {
 xnode *sl__xnode_new(xkind k, sl_type t, uint32_t width, sl_pos pos);
 void sl__xnode_free(xnode *n);
 
+/*
+ * The type that values of v[0..n) share (CASE branches, COALESCE arguments): numbers widen
+ * to BIGINT or DOUBLE, texts to VARCHAR wide enough for each (NCHAR counting 4 bytes per
+ * character, width 0 when one is unbounded); with mix_text, text and numbers give VARCHAR.
+ * Otherwise SL_ETYPE "<what> have incompatible types A and B".
+ */
+int sl__common_type(xnode **v, int n, bool mix_text, const char *what, sl_pos pos,
+                    sl_type *t, uint32_t *w, sl_error *err);
+
 /* Evaluates node n over in (expr_eval.c). */
 int sl__xeval(xnode *n, const sl_block *in, const sl_column **out, sl_error *err);
 
