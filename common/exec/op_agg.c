@@ -309,6 +309,11 @@ static int consume(op_agg *a, const sl_block *in, sl_error *err)
     uint32_t tstride = tsc->is_const ? 0 : 1; /* a constant ts column: row 0 for all */
     int64_t iv = a->win.interval, sl = a->win.sliding, off = a->win.offset;
     int64_t overlaps = (iv + sl - 1) / sl;
+    /* The common block (one table's rows from a scan) has non-NULL, ascending timestamps
+     * and one partition: then each step's end is found by binary search, not row by row. */
+    bool fast = const_part && !tsc->has_nulls && !tsc->is_const;
+    for (uint32_t i = 1; fast && i < nr; i++)
+        fast = ts[i] >= ts[i - 1];
     for (int64_t k = 0; k < overlaps; k++) {
         a->nruns = 0;
         uint32_t i = 0;
@@ -330,7 +335,18 @@ static int consume(op_agg *a, const sl_block *in, sl_error *err)
             int64_t base = t - sl_floormod(t - off, sl);
             int64_t ws = base - k * sl;
             uint32_t j = i + 1;
-            while (j < nr && !sl_column_is_null(tsc, j) &&
+            if (fast) {
+                uint32_t lo = j, hi = nr; /* first row at or past base + sl */
+                while (lo < hi) {
+                    uint32_t mid = lo + (hi - lo) / 2;
+                    if (ts[mid] - base < sl)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                j = lo;
+            }
+            while (!fast && j < nr && !sl_column_is_null(tsc, j) &&
                    ts[j * tstride] >= ts[(j - 1) * tstride] && ts[j * tstride] - base < sl &&
                    (const_part || a->rows_part[j] == part))
                 j++;

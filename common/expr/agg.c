@@ -672,9 +672,22 @@ static inline double sumf_value(const st_sumf *s)
             st_sumf *s = (st_sumf *)states;                                                  \
             double h = s->hi, l = s->lo; /* locals: v may alias the state */                 \
             int64_t cnt = n;                                                                 \
-            if (nb == NULL) {                                                                \
-                for (uint32_t k = 0; k < n; k++)                                             \
-                    sumf_add(&h, &l, v[k]);                                                  \
+            if (nb == NULL) {                                                            \
+                /* Four independent compensated sums hide the add latency; their totals  \
+                 * are then added with the same compensation. */                         \
+                uint32_t k = 0;                                                          \
+                if (n >= 16) {                                                           \
+                    double h4[4] = {0, 0, 0, 0}, l4[4] = {0, 0, 0, 0};                   \
+                    for (; k + 4 <= n; k += 4)                                           \
+                        for (int q = 0; q < 4; q++)                                      \
+                            sumf_add(&h4[q], &l4[q], v[k + q]);                          \
+                    for (int q = 0; q < 4; q++) {                                        \
+                        sumf_add(&h, &l, h4[q]);                                         \
+                        l += l4[q];                                                      \
+                    }                                                                    \
+                }                                                                        \
+                for (; k < n; k++)                                                       \
+                    sumf_add(&h, &l, v[k]);                                              \
             } else {                                                                         \
                 for (uint32_t k = 0; k < n; k++) {                                           \
                     if (sl__bit(nb, from + k))                                               \
