@@ -25,6 +25,8 @@ const char *sl_strerror(int code)
     case SL_EIO: return "I/O error";
     case SL_ESTATE: return "invalid state";
     case SL_EAMBIGUOUS: return "ambiguous name";
+    case SL_ETIMEOUT: return "timed out";
+    case SL_EUNAVAILABLE: return "peer unavailable";
     default: return "unknown error";
     }
 }

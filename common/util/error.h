@@ -28,7 +28,9 @@ typedef enum sl_err {
     SL_EIO = -13,         /* I/O or storage failure */
     SL_ESTATE = -14,      /* operation not valid in the current state */
     SL_EAMBIGUOUS = -15,  /* ambiguous name */
-    SL_ERR__MIN = -15
+    SL_ETIMEOUT = -16,    /* no answer within the time allowed */
+    SL_EUNAVAILABLE = -17, /* peer cannot be reached or the connection was lost */
+    SL_ERR__MIN = -17
 } sl_err;
 
 /* Longest message kept in an sl_error, including the terminating NUL. */
