@@ -134,8 +134,10 @@ int sl__str_decode(sl_reader *r, sl_type t, sl__str *s);
  * fixed-trip-count inner loop vectorises even under gcc's -O2 cost model; FOLD(acc, lane)
  * combines the lanes at the end (the same as STEP for add/min/max, plain addition for
  * counting steps). Only for steps whose result does not depend on the order of the inputs.
+ * Eight lanes: aggregation folds runs of a window's rows (often tens of rows), where
+ * setting up and folding sixteen lanes cost more than the wider loop saved.
  */
-#define SL__LANES 16
+#define SL__LANES 8
 #define SL__REDUCE(ACC_T, acc, INIT, T, v, n, STEP, FOLD)                                    \
     do {                                                                                     \
         ACC_T lane_[SL__LANES];                                                              \
