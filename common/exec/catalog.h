@@ -34,7 +34,9 @@ typedef struct sl_field {
 
 /*
  * What the planner knows of a table. For a child table, cols/tags are its super table's
- * and the scan delivers its own tag values. cols[0] is always the TIMESTAMP key.
+ * and the scan delivers its own tag values. cols[0] is the TIMESTAMP key of every user
+ * table; a system table (information_schema) may start with another type and then has no
+ * timestamp key (no INTERVAL, FIRST/LAST or time-range push-down on it).
  * Memory is owned by the catalog and stays valid until the catalog changes the table.
  */
 typedef struct sl_table_meta {

@@ -78,14 +78,29 @@ typedef struct sl_agg_spec {
 } sl_agg_spec;
 
 /*
- * Hash aggregation with optional time windows. Output columns: the nkeys key values, then
- * (with a window) _wstart, _wend, _wduration, then one column per aggregate. Groups come
- * out in order of first appearance of their key; windows of a key in ascending start
- * order. Without keys and window, empty input still yields one row (COUNT = 0). Takes
- * child, keys[i] and every spec's arg.
+ * How an aggregate operator splits across nodes. A storage node runs PARTIAL over its rows
+ * and ships partial states; the querying node runs MERGE over those and finishes.
  */
-int sl_op_agg_new(sl_op *child, int nkeys, sl_cexpr **keys, const sl_window_spec *win,
-                  int naggs, sl_agg_spec *aggs, sl_op **out, sl_error *err);
+typedef enum sl_agg_mode {
+    SL_AGG_MODE_FULL,    /* rows in, final values out */
+    SL_AGG_MODE_PARTIAL, /* rows in; out: keys, [_wstart, _wend, _wduration], one encoded
+                          * state per aggregate (VARCHAR holding sl_agg_state_encode bytes) */
+    SL_AGG_MODE_MERGE    /* PARTIAL's output in (keys must be column references to it, the
+                          * window start is read from column nkeys, the states from the
+                          * columns after the window); final values out */
+} sl_agg_mode;
+
+/*
+ * Hash aggregation with optional time windows. Output columns: the nkeys key values, then
+ * (with a window) _wstart, _wend, _wduration, then one column per aggregate (final values,
+ * or encoded states in PARTIAL mode). Groups come out in order of first appearance of
+ * their key; windows of a key in ascending start order. Without keys and window, empty
+ * input still yields one row (COUNT = 0). Takes child, keys[i] and every spec's arg (in
+ * MERGE mode the specs' args are only used for their types and are never evaluated).
+ */
+int sl_op_agg_new(sl_op *child, sl_agg_mode mode, int nkeys, sl_cexpr **keys,
+                  const sl_window_spec *win, int naggs, sl_agg_spec *aggs, sl_op **out,
+                  sl_error *err);
 
 /* Reorders rows so each partition's rows are contiguous (partitions in order of first
  * appearance, rows in input order within one). Takes child and keys. */
@@ -103,6 +118,13 @@ int sl_op_sort_new(sl_op *child, int nkeys, const sl_sort_key *keys, sl_op **out
 
 /* Skips offset rows then passes at most limit rows (limit < 0: no limit). Takes child. */
 int sl_op_limit_new(sl_op *child, int64_t limit, int64_t offset, sl_op **out, sl_error *err);
+
+/*
+ * Yields every block of children[0], then of children[1], ... (all must produce the same
+ * columns). Takes the children (array copied). A querying node uses it to read the partial
+ * results of several storage nodes as one stream.
+ */
+int sl_op_concat_new(sl_op **children, int n, sl_op **out, sl_error *err);
 
 /* Keeps the first ncols columns of each block (drops hidden sort columns). Takes child. */
 int sl_op_trim_new(sl_op *child, int ncols, sl_op **out, sl_error *err);

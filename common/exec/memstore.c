@@ -14,7 +14,6 @@
 
 #include <assert.h>
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +24,7 @@
 #include "memstore_int.h"
 #include "plan.h"
 
-/* ------------------------------------------------------------ names and errors */
-
-bool sl__ms_name_eq(const char *a, const char *b)
-{
-    return strcasecmp(a, b) == 0;
-}
+/* ------------------------------------------------------------ names */
 
 static uint32_t name_hash(const char *s)
 {
@@ -42,44 +36,12 @@ static uint32_t name_hash(const char *s)
     return h;
 }
 
-int sl__ms_error(sl_error *err, int code, sl_pos pos, const char *fmt, ...)
-{
-    if (err == NULL || err->code != 0)
-        return code;
-    va_list ap;
-    va_start(ap, fmt);
-    char msg[SL_ERROR_MSG_MAX];
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    return sl_error_set(err, code, pos.line, pos.col, "%s", msg);
-}
-
-/*
- * Gives every positioned error the parser's form, "line:col: message", whichever layer
- * (this store, the planner, the expression compiler) recorded it.
- */
-static void error_prefix_position(sl_error *err)
-{
-    if (err == NULL || err->code == 0 || err->line <= 0)
-        return;
-    char prefix[32];
-    int n = snprintf(prefix, sizeof(prefix), "%d:%d: ", err->line, err->col);
-    if (strncmp(err->msg, prefix, (size_t)n) == 0)
-        return;
-    size_t keep = strlen(err->msg);
-    if (keep > sizeof(err->msg) - 1 - (size_t)n)
-        keep = sizeof(err->msg) - 1 - (size_t)n;
-    memmove(err->msg + n, err->msg, keep);
-    memcpy(err->msg, prefix, (size_t)n);
-    err->msg[(size_t)n + keep] = '\0';
-}
-
 /* ------------------------------------------------------------ databases */
 
 sl__ms_db *sl__ms_find_db(sl_memstore *ms, const char *name)
 {
     for (int i = 0; i < ms->m_ndbs; i++)
-        if (sl__ms_name_eq(ms->m_dbs[i]->d_name, name))
+        if (sl_ddl_name_eq(ms->m_dbs[i]->d_name, name))
             return ms->m_dbs[i];
     return NULL;
 }
@@ -89,11 +51,11 @@ int sl__ms_resolve_db(sl_memstore *ms, const sl_qname *q, sl__ms_db **out, sl_er
     if (q->db != NULL) {
         *out = sl__ms_find_db(ms, q->db);
         if (*out == NULL)
-            return sl__ms_error(err, SL_ENOTFOUND, q->pos, "database '%s' does not exist", q->db);
+            return sl_ddl_error(err, SL_ENOTFOUND, q->pos, "database '%s' does not exist", q->db);
         return 0;
     }
     if (ms->m_cur == NULL)
-        return sl__ms_error(err, SL_ENOTFOUND, q->pos,
+        return sl_ddl_error(err, SL_ENOTFOUND, q->pos,
                             "no database selected for '%s': USE a database or write db.%s", q->name,
                             q->name);
     *out = ms->m_cur;
@@ -111,7 +73,7 @@ sl__ms_table *sl__ms_find_table(sl__ms_db *db, const char *name)
         sl__ms_table *t = db->d_slots[i];
         if (t == NULL)
             return NULL;
-        if (sl__ms_name_eq(t->t_name, name))
+        if (sl_ddl_name_eq(t->t_name, name))
             return t;
     }
 }
@@ -171,6 +133,8 @@ void sl__ms_link_table(sl__ms_db *db, sl__ms_table *t)
     assert((uint64_t)(db->d_ntables + 1) * 2 <= db->d_nslots);
     slot_put(db->d_slots, db->d_nslots, t);
     db->d_ntables++;
+    if (t->t_kind == SL_TABLE_SUPER)
+        db->d_nsupers++;
     if (t->t_super != NULL) {
         sl__ms_table *st = t->t_super;
         assert(st->t_nchildren < st->t_capchildren);
@@ -226,6 +190,8 @@ void sl__ms_drop_table(sl__ms_db *db, sl__ms_table *t)
     }
     slot_remove(db, t);
     db->d_ntables--;
+    if (t->t_kind == SL_TABLE_SUPER)
+        db->d_nsupers--;
     sl__ms_table_free(t);
 }
 
@@ -287,60 +253,6 @@ int sl__ms_ntags(const sl__ms_table *t)
 const sl_field *sl__ms_tags(const sl__ms_table *t)
 {
     return t->t_super ? t->t_super->t_tags : t->t_tags;
-}
-
-int64_t sl__ms_now(const sl_memstore *ms, sl_precision p)
-{
-    return ms->m_stmt_now_ms * (sl_precision_per_sec(p) / 1000);
-}
-
-/* ------------------------------------------------------------ results */
-
-void sl_result_fini(sl_result *r)
-{
-    if (r == NULL)
-        return;
-    if (r->names != NULL)
-        for (int i = 0; i < r->ncols; i++)
-            free(r->names[i]);
-    free(r->names);
-    sl_block_fini(&r->rows);
-    memset(r, 0, sizeof(*r));
-    sl_block_init(&r->rows);
-}
-
-static void result_init_empty(sl_result *r)
-{
-    memset(r, 0, sizeof(*r));
-    sl_block_init(&r->rows);
-    r->precision = SL_PREC_MS;
-}
-
-int sl__ms_result_init(sl_result *r, int ncols, const char *const *names, const sl_type *types,
-                       const uint32_t *widths)
-{
-    r->names = calloc((size_t)ncols, sizeof(char *));
-    if (r->names == NULL)
-        return SL_ENOMEM;
-    r->ncols = ncols;
-    for (int i = 0; i < ncols; i++) {
-        r->names[i] = strdup(names[i]);
-        if (r->names[i] == NULL)
-            return SL_ENOMEM;
-        int rc = sl_block_add_column(&r->rows, types[i], widths ? widths[i] : 0);
-        if (rc < 0)
-            return rc;
-    }
-    r->affected = -1;
-    return 0;
-}
-
-int sl__ms_result_str(sl_result *r, int i, const char *s)
-{
-    sl_column *c = &r->rows.cols[i];
-    if (s == NULL)
-        return sl_column_append_null(c);
-    return sl_column_append_str(c, s, (uint32_t)strlen(s));
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -465,19 +377,19 @@ static int exec_stmt(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_erro
     if ((size_t)st->kind < sizeof(stmt_handlers) / sizeof(stmt_handlers[0]))
         fn = stmt_handlers[st->kind];
     if (fn == NULL)
-        return sl__ms_error(err, SL_EUNSUPPORTED, st->pos,
+        return sl_ddl_error(err, SL_EUNSUPPORTED, st->pos,
                             "%s is not supported by the embedded store",
                             sl_stmt_kind_name(st->kind));
     int rc = fn(ms, st, res, err);
     if (rc < 0 && err != NULL && err->code == 0)
-        sl__ms_error(err, rc, st->pos, "%s failed: %s", sl_stmt_kind_name(st->kind),
+        sl_ddl_error(err, rc, st->pos, "%s failed: %s", sl_stmt_kind_name(st->kind),
                      sl_strerror(rc));
     return rc;
 }
 
 int sl_memstore_exec(sl_memstore *ms, const char *sql, sl_result *res, sl_error *err)
 {
-    result_init_empty(res);
+    sl_result_init(res);
     sl_error_clear(err); /* the first error recorded wins: start from none */
     sl_parse_result *pr = NULL;
     int rc = sl_parse(sql, strlen(sql), &pr, err);
@@ -485,12 +397,12 @@ int sl_memstore_exec(sl_memstore *ms, const char *sql, sl_result *res, sl_error 
         return rc;
     for (int i = 0; i < pr->nstmts; i++) {
         sl_result_fini(res);
-        result_init_empty(res);
+        sl_result_init(res);
         rc = exec_stmt(ms, pr->stmts[i], res, err);
         if (rc < 0) {
-            error_prefix_position(err);
+            sl_ddl_error_prefix(err);
             sl_result_fini(res);
-            result_init_empty(res);
+            sl_result_init(res);
             break;
         }
     }
@@ -505,14 +417,14 @@ int sl_memstore_append(sl_memstore *ms, const char *db, const char *table, const
     sl_error_clear(err);
     sl__ms_db *d = db ? sl__ms_find_db(ms, db) : ms->m_cur;
     if (d == NULL)
-        return db ? sl__ms_error(err, SL_ENOTFOUND, nopos, "database '%s' does not exist", db)
-                  : sl__ms_error(err, SL_ENOTFOUND, nopos, "no database selected");
+        return db ? sl_ddl_error(err, SL_ENOTFOUND, nopos, "database '%s' does not exist", db)
+                  : sl_ddl_error(err, SL_ENOTFOUND, nopos, "no database selected");
     sl__ms_table *t = sl__ms_find_table(d, table);
     if (t == NULL)
-        return sl__ms_error(err, SL_ENOTFOUND, nopos, "table '%s' does not exist in database '%s'",
+        return sl_ddl_error(err, SL_ENOTFOUND, nopos, "table '%s' does not exist in database '%s'",
                             table, d->d_name);
     if (t->t_kind == SL_TABLE_SUPER)
-        return sl__ms_error(err, SL_EINVAL, nopos,
+        return sl_ddl_error(err, SL_EINVAL, nopos,
                             "'%s' is a super table: append to one of its child tables", t->t_name);
     return sl__ms_table_append(t, rows, err);
 }

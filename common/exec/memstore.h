@@ -18,20 +18,9 @@
 #include "../types/block.h"
 #include "../util/error.h"
 #include "catalog.h"
+#include "result.h"
 
 typedef struct sl_memstore sl_memstore;
-
-/* A result: column names and a block of rows (a statement without rows has ncols 0). */
-typedef struct sl_result {
-    int ncols;
-    char **names;        /* owned */
-    sl_block rows;       /* owned; rows.cols[i] has the column's type */
-    sl_precision precision; /* for formatting timestamps */
-    int64_t affected;    /* rows inserted/deleted, or -1 for queries */
-} sl_result;
-
-/* Frees what a result owns and zeroes it (NULL-safe). */
-void sl_result_fini(sl_result *r);
 
 /*
  * Opens an empty store. now_fn (may be NULL: the system clock) gives the current time in
@@ -59,8 +48,5 @@ int sl_memstore_exec(sl_memstore *ms, const char *sql, sl_result *res, sl_error 
  */
 int sl_memstore_append(sl_memstore *ms, const char *db, const char *table,
                        const sl_block *rows, sl_error *err);
-
-/* Formats a result as an aligned text table (psql style) into out. */
-int sl_result_format(const sl_result *r, sl_buf *out);
 
 #endif

@@ -4,7 +4,7 @@
  * memstore.c holds the registry of databases and tables, statement dispatch and SELECT;
  * memstore_table.c the row storage of one table (sorted main block plus pending writes,
  * merged lazily) and the catalog scans; memstore_ddl.c the DDL, SHOW and DESCRIBE
- * statements; memstore_insert.c constant evaluation, INSERT and DELETE. Everything here
+ * statements on top of the shared rules of ddl.h; memstore_insert.c INSERT and DELETE. Everything here
  * is internal (sl__ prefix); memstore.h is the public surface.
  */
 #ifndef SL_MEMSTORE_INT_H
@@ -19,6 +19,7 @@
 #include "../util/error.h"
 #include "../util/timeutil.h"
 #include "catalog.h"
+#include "ddl.h"
 #include "memstore.h"
 
 typedef struct sl__ms_db sl__ms_db;
@@ -29,10 +30,6 @@ typedef struct sl__ms_table sl__ms_table;
 
 /* Merge pending writes into the main block once a table holds this many pending blocks. */
 #define SL__MS_PEND_COMPACT 32
-
-/* Default and largest VGROUPS of a database. */
-#define SL__MS_VGROUPS_DEFAULT 2
-#define SL__MS_VGROUPS_MAX     1024
 
 /*
  * One table. A super table has a schema and child tables but no rows; a child table
@@ -70,6 +67,7 @@ struct sl__ms_db {
     sl__ms_table **d_slots; /* open-addressing hash set, d_nslots a power of two */
     uint32_t d_nslots;      /* size of d_slots (0 before the first table) */
     uint32_t d_ntables;     /* every table, super tables included */
+    uint32_t d_nsupers;     /* super tables among them */
 };
 
 struct sl_memstore {
@@ -87,15 +85,10 @@ struct sl_memstore {
 /* Frees a database and all its tables (NULL-safe); the caller unlinks it first. */
 void sl__ms_db_free(sl__ms_db *db);
 
-/* Case-insensitive name equality. */
-bool sl__ms_name_eq(const char *a, const char *b);
-
 /*
- * Records an error at pos (line 0: none). sl_memstore_exec prefixes the message with
- * "line:col: " as the parser does. Returns code.
+ * Errors are recorded with sl_ddl_error (ddl.h) at the offending node's position;
+ * sl_memstore_exec prefixes the message with "line:col: " as the parser does.
  */
-int sl__ms_error(sl_error *err, int code, sl_pos pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 
 sl__ms_db *sl__ms_find_db(sl_memstore *ms, const char *name);
 
@@ -130,16 +123,6 @@ int sl__ms_ncols(const sl__ms_table *t);
 const sl_field *sl__ms_cols(const sl__ms_table *t);
 int sl__ms_ntags(const sl__ms_table *t);
 const sl_field *sl__ms_tags(const sl__ms_table *t);
-
-/* The statement's NOW in precision p. */
-int64_t sl__ms_now(const sl_memstore *ms, sl_precision p);
-
-/* Sets up r as a result with the given column names and types (widths for VARCHAR). */
-int sl__ms_result_init(sl_result *r, int ncols, const char *const *names, const sl_type *types,
-                       const uint32_t *widths);
-
-/* Appends a string (NULL appends a NULL) to column i of a result under construction. */
-int sl__ms_result_str(sl_result *r, int i, const char *s);
 
 /* ------------------------------------------------------------ memstore_table.c: rows */
 
@@ -206,30 +189,20 @@ int sl__ms_create_subtables(sl_memstore *ms, const sl_stmt *st, sl_result *res, 
 int sl__ms_drop_tables(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err);
 int sl__ms_describe(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err);
 
-/*
- * Finds the super table q of a child table in child_db. Returns 0 and *out, or an error
- * at q's position naming what is wrong (unknown, not a super table, another database).
- */
-int sl__ms_find_super(sl_memstore *ms, const sl_qname *q, sl__ms_db *child_db, sl__ms_table **out,
-                      sl_error *err);
+/* The store as seen by the shared DDL rules (ddl.h), with the session's state. */
+sl_ddl_source sl__ms_source(sl_memstore *ms);
 
 /*
- * Builds the one-row tag block of a new child table of st from tag names (ntag_names 0:
- * all tags in order) and value expressions, checking every value against its tag's type.
- * pos is where to report a count mismatch. Returns 0 or an error; out is left empty then.
+ * Makes the unlinked tables of the CREATE_TABLE ops plan->ops[from..] into news[i - from]
+ * (other entries stay NULL; child tables take their op's tag block) and reserves what
+ * linking them needs, so sl__ms_link_table cannot fail afterwards. Returns 0 or SL_ENOMEM
+ * with a message; the caller frees news either way (sl__ms_table_free is NULL-safe).
  */
-int sl__ms_build_tags(sl_memstore *ms, const sl__ms_table *st, int ntag_names,
-                      const char *const *tag_names, const sl_pos *tag_name_pos,
-                      const sl_expr_list *values, sl_pos pos, sl_block *out, sl_error *err);
+int sl__ms_make_tables(sl_ddl_plan *plan, int from, sl__ms_table **news, sl_error *err);
 
 /* ------------------------------------------------------------ memstore_insert.c */
 
-/*
- * Evaluates a constant expression (literals, NULL, NOW, TODAY, unary minus, arithmetic,
- * timestamp +/- duration, CAST) and converts it to the type of a column or tag named
- * what/name. Strings in *out point into the AST or into buf. Returns 0 or an error
- * naming the column, at the expression's position.
- */
+/* sl_ddl_const_to (ddl.h) with the statement's NOW. */
 int sl__ms_const_to(sl_memstore *ms, const sl_expr *e, const sl_field *f, const char *what,
                     sl_precision prec, char *buf, size_t bufn, sl_value *out, sl_error *err);
 

@@ -322,17 +322,17 @@ static int check_append(const sl__ms_table *t, const sl_block *rows, sl_error *e
     int ncols = sl__ms_ncols(t);
     const sl_field *f = sl__ms_cols(t);
     if ((int)rows->ncols != ncols)
-        return sl__ms_error(err, SL_EINVAL, nopos,
+        return sl_ddl_error(err, SL_EINVAL, nopos,
                             "block for table '%s' has %u columns, the table has %d", t->t_name,
                             rows->ncols, ncols);
     for (int i = 0; i < ncols; i++) {
         const sl_column *c = &rows->cols[i];
         if (c->type != f[i].type)
-            return sl__ms_error(
+            return sl_ddl_error(
                 err, SL_ETYPE, nopos, "column %d ('%s') of table '%s' is %s, the block has %s",
                 i + 1, f[i].name, t->t_name, sl_type_name(f[i].type), sl_type_name(c->type));
         if (c->nrows != rows->nrows)
-            return sl__ms_error(err, SL_EINVAL, nopos,
+            return sl_ddl_error(err, SL_EINVAL, nopos,
                                 "column %d of the block has %u rows, the block %u", i + 1, c->nrows,
                                 rows->nrows);
         if (sl_type_is_var(c->type) && f[i].width > 0) {
@@ -347,7 +347,7 @@ static int check_append(const sl__ms_table *t, const sl_block *rows, sl_error *e
                 int64_t chars = c->type == SL_T_NCHAR ? sl_utf8_count(p, len) : -1;
                 if (chars >= 0 && chars <= (int64_t)f[i].width)
                     continue;
-                return sl__ms_error(err, SL_ERANGE, nopos,
+                return sl_ddl_error(err, SL_ERANGE, nopos,
                                     "row %u: value of %u bytes does not fit column '%s' %s(%u)",
                                     r + 1, len, f[i].name, sl_type_name(c->type), f[i].width);
             }
@@ -357,7 +357,7 @@ static int check_append(const sl__ms_table *t, const sl_block *rows, sl_error *e
     if (ts->has_nulls)
         for (uint32_t r = 0; r < rows->nrows; r++)
             if (sl_column_is_null(ts, r))
-                return sl__ms_error(err, SL_EINVAL, nopos,
+                return sl_ddl_error(err, SL_EINVAL, nopos,
                                     "row %u: the timestamp column '%s' cannot be NULL", r + 1,
                                     f[0].name);
     return 0;
@@ -379,7 +379,7 @@ int sl__ms_table_append(sl__ms_table *t, const sl_block *rows, sl_error *err)
         if (after && strictly_ascending(ts, n)) {
             rc = block_append(m, rows, NULL, 0, n);
             if (rc < 0)
-                return sl__ms_error(err, rc, (sl_pos){0, 0}, "out of memory appending to '%s'",
+                return sl_ddl_error(err, rc, (sl_pos){0, 0}, "out of memory appending to '%s'",
                                     t->t_name);
             return 0;
         }
@@ -389,7 +389,7 @@ int sl__ms_table_append(sl__ms_table *t, const sl_block *rows, sl_error *err)
     if (b == NULL || sl__ms_reserve_pend(t, 1) < 0 || block_schema(b, t) < 0 ||
         block_append(b, rows, NULL, 0, n) < 0) {
         sl_block_free(b);
-        return sl__ms_error(err, SL_ENOMEM, (sl_pos){0, 0}, "out of memory appending to '%s'",
+        return sl_ddl_error(err, SL_ENOMEM, (sl_pos){0, 0}, "out of memory appending to '%s'",
                             t->t_name);
     }
     sl__ms_add_pend(t, b);
@@ -478,14 +478,14 @@ static int cat_get_table(void *ud, const char *db, const char *name, sl_table_me
     sl__ms_db *d = db ? sl__ms_find_db(ms, db) : ms->m_cur;
     if (d == NULL) {
         if (db != NULL)
-            return sl__ms_error(err, SL_ENOTFOUND, nopos, "database '%s' does not exist", db);
-        return sl__ms_error(err, SL_ENOTFOUND, nopos,
+            return sl_ddl_error(err, SL_ENOTFOUND, nopos, "database '%s' does not exist", db);
+        return sl_ddl_error(err, SL_ENOTFOUND, nopos,
                             "no database selected for '%s': USE a database or write db.%s", name,
                             name);
     }
     sl__ms_table *t = sl__ms_find_table(d, name);
     if (t == NULL)
-        return sl__ms_error(err, SL_ENOTFOUND, nopos, "table '%s' does not exist in database '%s'",
+        return sl_ddl_error(err, SL_ENOTFOUND, nopos, "table '%s' does not exist in database '%s'",
                             name, d->d_name);
     sl__ms_table_meta(t, out);
     return 0;
@@ -525,12 +525,12 @@ static int cat_scan_open(void *ud, const sl_scan_req *req, void **cursor, sl_err
     sl__ms_db *d = meta->db ? sl__ms_find_db(ms, meta->db) : ms->m_cur;
     sl__ms_table *t = d ? sl__ms_find_table(d, meta->name) : NULL;
     if (t == NULL)
-        return sl__ms_error(err, SL_ENOTFOUND, nopos, "table '%s' does not exist", meta->name);
+        return sl_ddl_error(err, SL_ENOTFOUND, nopos, "table '%s' does not exist", meta->name);
     int ncols = sl__ms_ncols(t), ntags = sl__ms_ntags(t);
     for (int i = 0; i < req->nproj; i++) {
         int p = req->proj[i];
         if (p != SL_PROJ_TBNAME && (p < 0 || p >= ncols + ntags))
-            return sl__ms_error(err, SL_EINVAL, nopos, "scan of '%s' asks for column %d of %d",
+            return sl_ddl_error(err, SL_EINVAL, nopos, "scan of '%s' asks for column %d of %d",
                                 t->t_name, p, ncols + ntags);
     }
     ms_scan *s = calloc(1, sizeof(*s));
@@ -559,7 +559,7 @@ static int cat_scan_open(void *ud, const sl_scan_req *req, void **cursor, sl_err
     for (int i = 0; i < n; i++) {
         int rc = sl__ms_table_flush(s->tabs[i]);
         if (rc < 0) {
-            sl__ms_error(err, rc, nopos, "out of memory preparing the scan of '%s'",
+            sl_ddl_error(err, rc, nopos, "out of memory preparing the scan of '%s'",
                          s->tabs[i]->t_name);
             cat_scan_close(s);
             return rc;
@@ -616,7 +616,7 @@ static int cat_scan_next(void *cursor, sl_block *out, sl_error *err)
     ms_scan *s = cursor;
     int rc = prepare_out(s, out);
     if (rc < 0)
-        return sl__ms_error(err, rc, (sl_pos){0, 0}, "out of memory in a scan");
+        return sl_ddl_error(err, rc, (sl_pos){0, 0}, "out of memory in a scan");
     while (s->cur < s->ntabs) {
         sl__ms_table *t = s->tabs[s->cur];
         const sl_block *m = &t->t_main;
@@ -651,7 +651,7 @@ static int cat_scan_next(void *cursor, sl_block *out, sl_error *err)
         }
         if (rc < 0) {
             sl_block_reset(out);
-            return sl__ms_error(err, rc, (sl_pos){0, 0}, "out of memory in a scan of '%s'",
+            return sl_ddl_error(err, rc, (sl_pos){0, 0}, "out of memory in a scan of '%s'",
                                 t->t_name);
         }
         out->nrows = n;

@@ -26,6 +26,7 @@
 
 typedef struct op_agg {
     sl_op op;
+    sl_agg_mode mode;
     int nkeys;
     sl_cexpr **keys;
     sl_window_spec win;
@@ -52,6 +53,8 @@ typedef struct op_agg {
     uint32_t rowcap;
     const sl_column **kc;
     sl_buf kb;
+    sl_buf sb;           /* PARTIAL: encoded state scratch */
+    uint8_t *tmpstate;   /* MERGE: one decoded state */
     bool done;
     uint32_t *order;     /* output order of groups */
     uint32_t norder;
@@ -273,8 +276,63 @@ static int scratch_group(op_agg *a, uint32_t *gid)
     return 0;
 }
 
+/* MERGE: folds rows of partial states (PARTIAL's output) into the groups. */
+static int consume_partial(op_agg *a, const sl_block *in, sl_error *err)
+{
+    uint32_t nr = in->nrows;
+    for (int k = 0; k < a->nkeys; k++) {
+        int rc = sl_cexpr_eval(a->keys[k], in, &a->kc[k], err);
+        if (rc != 0)
+            return rc;
+    }
+    int scol = a->nkeys + (a->win.enabled ? 3 : 0);
+    if ((uint32_t)(scol + a->naggs) > in->ncols)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0,
+                            "partial aggregate block has %u columns, expected %d", in->ncols,
+                            scol + a->naggs);
+    for (uint32_t i = 0; i < nr; i++) {
+        uint32_t part, gid;
+        if (part_of(a, i, &part) != 0)
+            return oom(err);
+        if (a->win.enabled) {
+            const sl_column *wc = &in->cols[a->nkeys];
+            if (wc->type != SL_T_TIMESTAMP || sl_column_is_null(wc, i))
+                return sl_error_set(err, SL_ECORRUPT, 0, 0, "partial aggregate without window");
+            if (window_group(a, part, sl_column_get_i64(wc, i), &gid) != 0)
+                return oom(err);
+        } else {
+            gid = part;
+        }
+        uint8_t *rec = a->states + a->stride * gid;
+        for (int j = 0; j < a->naggs; j++) {
+            const sl_column *sc = &in->cols[scol + j];
+            if (!sl_type_is_var(sc->type) || sl_column_is_null(sc, i))
+                return sl_error_set(err, SL_ECORRUPT, 0, 0, "partial aggregate state missing");
+            uint32_t len;
+            const char *p = sl_column_get_str(sc, i, &len);
+            sl_reader r;
+            sl_reader_init(&r, p, len);
+            sl_agg_state_init(a->aggs[j], a->tmpstate);
+            int rc = sl_agg_state_decode(a->aggs[j], a->tmpstate, &r);
+            if (rc == 0 && sl_reader_left(&r) != 0)
+                rc = SL_ECORRUPT;
+            if (rc == 0)
+                rc = sl_agg_merge(a->aggs[j], rec + a->off[j], a->tmpstate);
+            sl_agg_state_fini(a->aggs[j], a->tmpstate);
+            if (rc != 0)
+                return rc == SL_ENOMEM ? oom(err)
+                                       : sl_error_set(err, SL_ECORRUPT, 0, 0,
+                                                      "malformed partial state of %s",
+                                                      sl_agg_name(a->specs[j].kind));
+        }
+    }
+    return 0;
+}
+
 static int consume(op_agg *a, const sl_block *in, sl_error *err)
 {
+    if (a->mode == SL_AGG_MODE_MERGE)
+        return consume_partial(a, in, err);
     uint32_t nr = in->nrows;
     if (nr == 0)
         return 0;
@@ -436,8 +494,19 @@ static int emit(op_agg *a, sl_block **out, sl_error *err)
     }
     for (int j = 0; j < a->naggs; j++, c++) {
         for (uint32_t i = 0; i < n; i++) {
-            int rc = sl_agg_finalize(a->aggs[j], a->states + a->stride * gs[i] + a->off[j],
-                                     &a->blk.cols[c], err);
+            const uint8_t *st = a->states + a->stride * gs[i] + a->off[j];
+            int rc;
+            if (a->mode == SL_AGG_MODE_PARTIAL) {
+                sl_buf_reset(&a->sb);
+                rc = sl_agg_state_encode(a->aggs[j], st, &a->sb);
+                if (rc == 0)
+                    rc = sl_column_append_str(&a->blk.cols[c], (const char *)a->sb.data,
+                                              (uint32_t)a->sb.len);
+                if (rc != 0)
+                    return oom(err);
+                continue;
+            }
+            rc = sl_agg_finalize(a->aggs[j], st, &a->blk.cols[c], err);
             if (rc != 0)
                 return rc;
         }
@@ -504,7 +573,9 @@ static void agg_free(sl_op *o)
     free(a->run_gid);
     free(a->kc);
     free(a->order);
+    free(a->tmpstate);
     sl_buf_fini(&a->kb);
+    sl_buf_fini(&a->sb);
     sl_block_fini(&a->blk);
     free(a);
 }
@@ -512,7 +583,8 @@ static void agg_free(sl_op *o)
 static int agg_describe(const sl_op *o, sl_buf *out)
 {
     const op_agg *a = (const op_agg *)o;
-    int rc = sl_buf_printf(out, "keys=%d aggs=", a->nkeys);
+    static const char *modes[] = {"", "partial ", "merge "};
+    int rc = sl_buf_printf(out, "%skeys=%d aggs=", modes[a->mode], a->nkeys);
     for (int j = 0; j < a->naggs && rc == 0; j++)
         rc = sl_buf_printf(out, "%s%s", j ? "," : "", sl_agg_name(a->specs[j].kind));
     if (rc == 0 && a->win.enabled)
@@ -525,8 +597,9 @@ static int agg_describe(const sl_op *o, sl_buf *out)
 static const sl_op_vt agg_vt = {
     .name = "Aggregate", .next = agg_next, .free = agg_free, .describe = agg_describe};
 
-int sl_op_agg_new(sl_op *child, int nkeys, sl_cexpr **keys, const sl_window_spec *win,
-                  int naggs, sl_agg_spec *aggs, sl_op **out, sl_error *err)
+int sl_op_agg_new(sl_op *child, sl_agg_mode mode, int nkeys, sl_cexpr **keys,
+                  const sl_window_spec *win, int naggs, sl_agg_spec *aggs, sl_op **out,
+                  sl_error *err)
 {
     op_agg *a = calloc(1, sizeof(*a));
     int rc = 0;
@@ -540,6 +613,7 @@ int sl_op_agg_new(sl_op *child, int nkeys, sl_cexpr **keys, const sl_window_spec
     }
     a->op.vt = &agg_vt;
     a->op.child = child;
+    a->mode = mode;
     a->scratch = UINT32_MAX;
     sl_block_init(&a->pkeys);
     sl_block_init(&a->blk);
@@ -578,7 +652,7 @@ int sl_op_agg_new(sl_op *child, int nkeys, sl_cexpr **keys, const sl_window_spec
                         sl_block_add_column(&a->blk, SL_T_BIGINT, 0) < 0))
             rc = oom(err);
     }
-    size_t stride = 0;
+    size_t stride = 0, maxstate = 0;
     for (int j = 0; j < naggs; j++) {
         a->specs[j] = aggs[j];
         if (rc != 0)
@@ -595,12 +669,19 @@ int sl_op_agg_new(sl_op *child, int nkeys, sl_cexpr **keys, const sl_window_spec
         if (rc != 0)
             continue;
         a->off[j] = stride;
-        stride += (sl_agg_state_size(a->aggs[j]) + 7) & ~(size_t)7;
-        if (sl_block_add_column(&a->blk, sl_agg_result_type(a->aggs[j]),
-                                sl_agg_result_width(a->aggs[j])) < 0)
+        size_t ssz = (sl_agg_state_size(a->aggs[j]) + 7) & ~(size_t)7;
+        stride += ssz;
+        if (ssz > maxstate)
+            maxstate = ssz;
+        bool partial = mode == SL_AGG_MODE_PARTIAL;
+        if (sl_block_add_column(&a->blk, partial ? SL_T_VARCHAR : sl_agg_result_type(a->aggs[j]),
+                                partial ? 0 : sl_agg_result_width(a->aggs[j])) < 0)
             rc = oom(err);
     }
     a->stride = stride ? stride : 8;
+    if (rc == 0 && mode == SL_AGG_MODE_MERGE &&
+        (a->tmpstate = aligned_alloc(8, maxstate ? maxstate : 8)) == NULL)
+        rc = oom(err);
     if (rc != 0) {
         agg_free(&a->op);
         return rc;

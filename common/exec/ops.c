@@ -422,6 +422,63 @@ int sl_op_limit_new(sl_op *child, int64_t limit, int64_t offset, sl_op **out, sl
     return 0;
 }
 
+/* ------------------------------------------------------------ concat */
+
+typedef struct op_concat {
+    sl_op op;
+    int n;
+    int cur;
+    sl_op **children;
+} op_concat;
+
+static int concat_next(sl_op *o, sl_block **out, sl_error *err)
+{
+    op_concat *c = (op_concat *)o;
+    for (; c->cur < c->n; c->cur++) {
+        int rc = sl_op_next(c->children[c->cur], out, err);
+        if (rc != 0 || *out != NULL)
+            return rc;
+    }
+    *out = NULL;
+    return 0;
+}
+
+static void concat_free(sl_op *o)
+{
+    op_concat *c = (op_concat *)o;
+    for (int i = 0; i < c->n; i++)
+        sl_op_free(c->children[i]);
+    free(c->children);
+    free(c);
+}
+
+static int concat_describe(const sl_op *o, sl_buf *out)
+{
+    return sl_buf_printf(out, "inputs=%d", ((const op_concat *)o)->n);
+}
+
+static const sl_op_vt concat_vt = {
+    .name = "Concat", .next = concat_next, .free = concat_free, .describe = concat_describe};
+
+int sl_op_concat_new(sl_op **children, int n, sl_op **out, sl_error *err)
+{
+    op_concat *c = calloc(1, sizeof(*c));
+    sl_op **ch = calloc((size_t)n + 1, sizeof(sl_op *));
+    if (c == NULL || ch == NULL) {
+        free(c);
+        free(ch);
+        for (int i = 0; i < n; i++)
+            sl_op_free(children[i]);
+        return oom(err);
+    }
+    memcpy(ch, children, sizeof(sl_op *) * (size_t)n);
+    c->op.vt = &concat_vt;
+    c->n = n;
+    c->children = ch;
+    *out = &c->op;
+    return 0;
+}
+
 /* ------------------------------------------------------------ trim */
 
 typedef struct op_trim {

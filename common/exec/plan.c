@@ -16,6 +16,7 @@
  */
 #include "plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -547,6 +548,7 @@ static void push_time_range(planner *p, const sl_expr *w, int64_t *lo, int64_t *
         flipped = true;
     }
     if (col->kind != SL_EX_COLUMN || col->u.column.table != NULL ||
+        p->meta.cols[0].type != SL_T_TIMESTAMP ||
         strcasecmp(col->u.column.name, p->meta.cols[0].name) != 0)
         return;
     /* The bound must be a constant: compile it with a binder that refuses columns. */
@@ -747,7 +749,10 @@ static int open_source(planner *p, const sl_select *sel)
         int k = proj_add(p, 0);
         if (k < 0)
             return oom(p);
-        p->ts_col = k;
+        /* System tables (information_schema) have no timestamp key: column 0 is still
+         * scanned, so every block has a column, but nothing treats it as time. */
+        if (p->meta.cols[0].type == SL_T_TIMESTAMP)
+            p->ts_col = k;
     }
     return 0;
 }
@@ -756,6 +761,84 @@ static int convert_now(planner *p)
 {
     int64_t per = sl_precision_per_sec(p->prec);
     p->now = p->ctx->now_ms * (per / 1000);
+    return 0;
+}
+
+/*
+ * Ends a PARTIAL plan after the scan (and filter): with aggregation, a partial aggregate
+ * whose columns are the keys, the window bounds and one encoded state per aggregate;
+ * without, the scanned columns as they are. Takes *op (replaced by the new root, or freed
+ * on failure) and the keys/aggregate arguments.
+ */
+static int finish_partial(planner *p, sl_op **op, sl_cexpr **key_exprs,
+                          const sl_window_spec *win, sl_plan **out)
+{
+    int ncols = p->is_agg ? p->nkeys + (win->enabled ? 3 : 0) + p->naggs : p->nproj;
+    sl_plan *plan = calloc(1, sizeof(*plan));
+    if (plan != NULL) {
+        plan->names = calloc((size_t)ncols + 1, sizeof(char *));
+        plan->types = calloc((size_t)ncols + 1, sizeof(sl_type));
+        plan->widths = calloc((size_t)ncols + 1, sizeof(uint32_t));
+    }
+    if (plan == NULL || plan->names == NULL || plan->types == NULL || plan->widths == NULL) {
+        sl_plan_free(plan);
+        sl_op_free(*op);
+        *op = NULL;
+        return oom(p);
+    }
+    plan->ncols = ncols;
+    plan->prec = p->prec;
+    int c = 0;
+    char nm[32];
+    if (p->is_agg) {
+        for (int i = 0; i < p->nkeys; i++, c++) {
+            sl_type t = sl_cexpr_type(key_exprs[i]);
+            plan->types[c] = t == SL_T_NULL ? SL_T_BIGINT : t;
+            plan->widths[c] = sl_cexpr_width(key_exprs[i]);
+            snprintf(nm, sizeof(nm), "_key%d", i);
+            plan->names[c] = strdup(nm);
+        }
+        if (win->enabled) {
+            static const char *wn[] = {"_wstart", "_wend", "_wduration"};
+            for (int i = 0; i < 3; i++, c++) {
+                plan->types[c] = i == 2 ? SL_T_BIGINT : SL_T_TIMESTAMP;
+                plan->names[c] = strdup(wn[i]);
+            }
+        }
+        for (int j = 0; j < p->naggs; j++, c++) {
+            plan->types[c] = SL_T_VARCHAR;
+            snprintf(nm, sizeof(nm), "_state%d", j);
+            plan->names[c] = strdup(nm);
+        }
+        int rc = sl_op_agg_new(*op, SL_AGG_MODE_PARTIAL, p->nkeys, key_exprs, win, p->naggs,
+                               p->aggs, op, p->err);
+        for (int j = 0; j < p->naggs; j++)
+            p->aggs[j].arg = NULL;
+        for (int i = 0; i < p->nkeys; i++)
+            key_exprs[i] = NULL;
+        if (rc != 0) {
+            *op = NULL;
+            sl_plan_free(plan);
+            return rc;
+        }
+    } else {
+        for (; c < p->nproj; c++) {
+            const char *fn;
+            field_info(&p->meta, p->proj[c], &fn, &plan->types[c], &plan->widths[c]);
+            plan->names[c] = strdup(fn);
+        }
+    }
+    for (int i = 0; i < ncols; i++) {
+        if (plan->names[i] == NULL) {
+            sl_plan_free(plan);
+            sl_op_free(*op);
+            *op = NULL;
+            return oom(p);
+        }
+    }
+    plan->root = *op;
+    *op = NULL;
+    *out = plan;
     return 0;
 }
 
@@ -1028,8 +1111,22 @@ int sl_plan_select(const sl_select *sel, const sl_plan_ctx *ctx, sl_plan **out, 
         sort_keys[i].nulls_first = oi->nulls == 0 ? !oi->desc : oi->nulls == 1;
     }
 
-    /* Assemble. */
-    if (p->is_table) {
+    /* Assemble. In PARTIAL and MERGE modes a query over a table is split: a storage node
+     * runs scan -> filter -> [partial aggregate] (PARTIAL), the querying node reads those
+     * blocks from every storage node through ctx->open_remote and finishes (MERGE). */
+    bool remote = p->is_table && ctx->mode != SL_PLAN_FULL && sel->from->kind == SL_FROM_TABLE;
+    bool partial = remote && ctx->mode == SL_PLAN_PARTIAL;
+    bool merge = remote && ctx->mode == SL_PLAN_MERGE;
+    if (merge) {
+        if (ctx->open_remote == NULL) {
+            rc = sl_error_set(err, SL_ESTATE, sel->pos.line, sel->pos.col,
+                              "no remote source to merge from");
+            goto fail;
+        }
+        rc = ctx->open_remote(ctx->remote_ud, sel, &p->meta, &op, err);
+        sl_cexpr_free(where); /* applied by the storage nodes */
+        where = NULL;
+    } else if (p->is_table) {
         sl_scan_req req = {.table = &p->meta, .nproj = p->nproj, .proj = p->proj,
                            .ts_lo = INT64_MIN, .ts_hi = INT64_MAX};
         push_time_range(p, sel->where, &req.ts_lo, &req.ts_hi);
@@ -1048,9 +1145,30 @@ int sl_plan_select(const sl_select *sel, const sl_plan_ctx *ctx, sl_plan **out, 
         if (rc != 0)
             goto fail_op_gone;
     }
+    if (partial) {
+        rc = finish_partial(p, &op, key_exprs, &win, &plan);
+        if (rc != 0)
+            goto fail_op_gone;
+        *out = plan;
+        plan = NULL;
+        goto done;
+    }
     if (p->is_agg) {
+        if (merge) {
+            /* The keys are the first columns of the partial blocks. */
+            for (int i = 0; i < p->nkeys; i++) {
+                sl_type t = sl_cexpr_type(key_exprs[i]);
+                uint32_t w = sl_cexpr_width(key_exprs[i]);
+                sl_cexpr_free(key_exprs[i]);
+                key_exprs[i] = NULL;
+                if ((rc = column_expr(i, t == SL_T_NULL ? SL_T_BIGINT : t, w, &key_exprs[i],
+                                      err)) != 0)
+                    goto fail;
+            }
+        }
         sl_agg_spec *specs = p->aggs;
-        rc = sl_op_agg_new(op, p->nkeys, key_exprs, &win, p->naggs, specs, &op, err);
+        rc = sl_op_agg_new(op, merge ? SL_AGG_MODE_MERGE : SL_AGG_MODE_FULL, p->nkeys, key_exprs,
+                           &win, p->naggs, specs, &op, err);
         /* The operator took the keys and the aggregates' arguments. */
         for (int j = 0; j < p->naggs; j++)
             p->aggs[j].arg = NULL;
@@ -1212,6 +1330,13 @@ int sl_plan_collect(sl_plan *p, sl_block *out, sl_error *err)
                 return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
         out->nrows += b->nrows;
     }
+}
+
+sl_op *sl_plan_take_root(sl_plan *p)
+{
+    sl_op *op = p->root;
+    p->root = NULL;
+    return op;
 }
 
 int sl_plan_explain(const sl_plan *p, sl_buf *out)

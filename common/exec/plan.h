@@ -21,6 +21,16 @@
 #include "catalog.h"
 
 typedef struct sl_plan sl_plan;
+typedef struct sl_op sl_op;
+
+/* Where a plan over a table runs (see sl_plan_ctx.mode). */
+typedef enum sl_plan_mode {
+    SL_PLAN_FULL = 0, /* everything here, scanning through the catalog */
+    SL_PLAN_PARTIAL,  /* the storage-node half: scan -> filter -> partial aggregate, or the
+                       * filtered scanned columns when the query does not aggregate */
+    SL_PLAN_MERGE     /* the querying-node half: the PARTIAL output of every storage node
+                       * (from open_remote) -> merge aggregate -> the rest of the query */
+} sl_plan_mode;
 
 typedef struct sl_plan_ctx {
     sl_catalog catalog;
@@ -38,6 +48,19 @@ typedef struct sl_plan_ctx {
      * Fills *meta with the trigger table's meta and scans it through the catalog above.
      */
     int (*bind_source)(void *ud, const sl_from *from, sl_table_meta *meta, sl_error *err);
+    /*
+     * Splitting a query over a table between storage nodes and the querying node. PARTIAL
+     * plans end after the (partial) aggregate and name their columns _key<i>, _wstart,
+     * _wend, _wduration, _state<j> (or the scanned columns' names). MERGE plans read
+     * the PARTIAL output of the same statement text (sel->text) from open_remote, which
+     * returns a source operator (exec.h) that fans the statement out and yields every
+     * storage node's blocks; the rest of the query (merge, HAVING, projection, ORDER BY,
+     * LIMIT) runs here. Subqueries in FROM are split the same way at their own level.
+     */
+    sl_plan_mode mode;
+    int (*open_remote)(void *ud, const sl_select *sel, const sl_table_meta *meta, sl_op **out,
+                       sl_error *err);
+    void *remote_ud;
 } sl_plan_ctx;
 
 /*
@@ -70,6 +93,12 @@ int sl_plan_next(sl_plan *p, sl_block **out, sl_error *err);
  * adds the result's columns). Returns 0 or an error.
  */
 int sl_plan_collect(sl_plan *p, sl_block *out, sl_error *err);
+
+/*
+ * Takes the plan's operator tree out of it (the caller frees it with sl_op_free); the plan
+ * keeps its column description and yields nothing more.
+ */
+sl_op *sl_plan_take_root(sl_plan *p);
 
 /* Appends a one-operator-per-line description of the plan's tree to out (EXPLAIN). */
 int sl_plan_explain(const sl_plan *p, sl_buf *out);

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memstore.h"
+#include "result.h"
 
 /* Room for any formatted non-string cell (timestamps need 40). */
 #define CELL_BUF 64

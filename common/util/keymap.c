@@ -56,7 +56,8 @@ void sl_keymap_fini(sl_keymap *m)
 const uint8_t *sl_keymap_key(const sl_keymap *m, uint32_t id, size_t *len)
 {
     *len = m->km_offs[id + 1] - m->km_offs[id];
-    return m->km_bytes.data + m->km_offs[id];
+    /* Empty keys (no key columns) may leave the byte buffer unallocated. */
+    return m->km_bytes.data != NULL ? m->km_bytes.data + m->km_offs[id] : (const uint8_t *)"";
 }
 
 static int grow(sl_keymap *m)
@@ -91,7 +92,7 @@ int sl_keymap_get_or_add(sl_keymap *m, const void *key, size_t len, uint32_t *id
         if (s->hash == h) {
             size_t klen;
             const uint8_t *k = sl_keymap_key(m, s->id, &klen);
-            if (klen == len && memcmp(k, key, len) == 0) {
+            if (klen == len && (len == 0 || memcmp(k, key, len) == 0)) {
                 *id = s->id;
                 if (added)
                     *added = false;
