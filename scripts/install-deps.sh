@@ -6,9 +6,9 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build pkg-config git
   libuv1-dev libnng-dev libprotobuf-c-dev protobuf-c-compiler librocksdb-dev
-  libwebsockets-dev libcmocka-dev libxxhash-dev
+  libwebsockets-dev libcmocka-dev libxxhash-dev libreadline-dev
   clang libclang-rt-14-dev
-  python3 sqlite3
+  python3 python3-pytest sqlite3
 )
 
 missing=()
