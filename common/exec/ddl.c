@@ -172,8 +172,7 @@ static bool find_table(const sl_ddl_source *src, const sl_ddl_db *db, const char
 }
 
 /* Resolves the database of a possibly qualified name: q->db, or the current database. */
-static int resolve_db(const sl_ddl_source *src, const sl_qname *q, sl_ddl_db *out,
-                      sl_error *err)
+static int resolve_db(const sl_ddl_source *src, const sl_qname *q, sl_ddl_db *out, sl_error *err)
 {
     if (q->db != NULL) {
         if (!find_db(src, q->db, out))
@@ -246,8 +245,8 @@ static int plan_create_db(const sl_ddl_source *src, const sl_stmt *st, sl_ddl_pl
     sl_ddl_db old;
     bool planned = false;
     for (int j = 0; j < plan->nops && !planned; j++)
-        planned = plan->ops[j].kind == SL_DDL_CREATE_DB &&
-                  sl_ddl_name_eq(plan->ops[j].db.name, cd->name);
+        planned =
+            plan->ops[j].kind == SL_DDL_CREATE_DB && sl_ddl_name_eq(plan->ops[j].db.name, cd->name);
     if (planned || find_db(src, cd->name, &old)) {
         if (cd->if_not_exists)
             return 0;
@@ -558,8 +557,8 @@ static int plan_subtables(const sl_ddl_source *src, const sl_stmt *st, sl_ddl_pl
                                 sl_ddl_kind_desc(old_op >= 0 ? plan->ops[old_op].tkind : old.kind),
                                 it->name.name);
         }
-        rc = plan_child(src, &db, &it->name, &sup, it->ntag_names, it->tag_names,
-                        it->tag_name_pos, &it->tag_values, it->stable.pos, plan, err);
+        rc = plan_child(src, &db, &it->name, &sup, it->ntag_names, it->tag_names, it->tag_name_pos,
+                        &it->tag_values, it->stable.pos, plan, err);
         if (rc < 0)
             return rc;
     }
@@ -608,8 +607,7 @@ static int plan_drop_tables(const sl_ddl_source *src, const sl_stmt *st, sl_ddl_
 
 /* ------------------------------------------------------------ entry points */
 
-int sl_ddl_plan_stmt(const sl_ddl_source *src, const sl_stmt *st, sl_ddl_plan *plan,
-                     sl_error *err)
+int sl_ddl_plan_stmt(const sl_ddl_source *src, const sl_stmt *st, sl_ddl_plan *plan, sl_error *err)
 {
     int keep = plan->nops, rc;
     switch (st->kind) {
@@ -640,8 +638,8 @@ int sl_ddl_plan_stmt(const sl_ddl_source *src, const sl_stmt *st, sl_ddl_plan *p
     return rc;
 }
 
-int sl_ddl_plan_insert_target(const sl_ddl_source *src, const sl_insert_item *it,
-                              sl_ddl_plan *plan, sl_ddl_target *out, sl_error *err)
+int sl_ddl_plan_insert_target(const sl_ddl_source *src, const sl_insert_item *it, sl_ddl_plan *plan,
+                              sl_ddl_target *out, sl_error *err)
 {
     memset(out, 0, sizeof(*out));
     out->new_op = -1;

@@ -64,11 +64,11 @@ typedef struct sl_ddl_db {
 /* What a store tells about one table. A child table's schema is its super table's. */
 typedef struct sl_ddl_table {
     sl_table_kind kind;
-    const char *name;        /* as created */
-    const char *stable;      /* child: its super table's name; else NULL */
-    int ncols;               /* columns; cols[0] is the TIMESTAMP key */
+    const char *name;   /* as created */
+    const char *stable; /* child: its super table's name; else NULL */
+    int ncols;          /* columns; cols[0] is the TIMESTAMP key */
     const sl_field *cols;
-    int ntags;               /* super and child: the super table's tags; normal: 0 */
+    int ntags; /* super and child: the super table's tags; normal: 0 */
     const sl_field *tags;
     const sl_block *tagvals; /* child: one row of tag values in tag order; else NULL */
     int64_t nchildren;       /* super: number of child tables; else 0 */
@@ -110,29 +110,29 @@ typedef enum sl_ddl_op_kind {
 /* One change a statement makes. Strings are borrowed from the statement or the store. */
 typedef struct sl_ddl_op {
     sl_ddl_op_kind kind;
-    sl_pos pos;           /* the clause it comes from */
-    sl_ddl_db db;         /* CREATE_DB: name as written, precision and vgroups; else the
-                           * database as found */
+    sl_pos pos;   /* the clause it comes from */
+    sl_ddl_db db; /* CREATE_DB: name as written, precision and vgroups; else the
+                   * database as found */
     /* CREATE_TABLE */
-    sl_table_kind tkind;  /* super, child or normal */
-    const char *name;     /* as written */
-    int ncols;            /* super/normal: the validated columns (plan-owned array) */
+    sl_table_kind tkind; /* super, child or normal */
+    const char *name;    /* as written */
+    int ncols;           /* super/normal: the validated columns (plan-owned array) */
     const sl_field *cols;
-    int ntags;            /* super: the validated tags (plan-owned array) */
+    int ntags; /* super: the validated tags (plan-owned array) */
     const sl_field *tags;
-    sl_ddl_table super;   /* child: its super table as found */
-    sl_block tagvals;     /* child: its tag values, one row in tag order, owned by the plan
-                           * (a store may take it: move it out and sl_block_init the field) */
+    sl_ddl_table super; /* child: its super table as found */
+    sl_block tagvals;   /* child: its tag values, one row in tag order, owned by the plan
+                         * (a store may take it: move it out and sl_block_init the field) */
     /* DROP_TABLE */
-    sl_ddl_table table;   /* the table as found */
+    sl_ddl_table table; /* the table as found */
 } sl_ddl_op;
 
 /* The changes of one statement, in order. Callers embed it. */
 typedef struct sl_ddl_plan {
     int nops;
     int capops;
-    sl_ddl_op *ops;       /* owned */
-    sl_arena arena;       /* field arrays of the ops */
+    sl_ddl_op *ops; /* owned */
+    sl_arena arena; /* field arrays of the ops */
 } sl_ddl_plan;
 
 void sl_ddl_plan_init(sl_ddl_plan *p);
@@ -154,8 +154,7 @@ void sl_ddl_plan_fini(sl_ddl_plan *p);
  * Other statement kinds give SL_EUNSUPPORTED. Borrowed: st (the plan points into it) and
  * the store's strings: apply the plan before either changes.
  */
-int sl_ddl_plan_stmt(const sl_ddl_source *src, const sl_stmt *st, sl_ddl_plan *plan,
-                     sl_error *err);
+int sl_ddl_plan_stmt(const sl_ddl_source *src, const sl_stmt *st, sl_ddl_plan *plan, sl_error *err);
 
 /* The table an INSERT item writes to (sl_ddl_plan_insert_target). */
 typedef struct sl_ddl_target {
@@ -173,8 +172,8 @@ typedef struct sl_ddl_target {
  * the table must exist and must not be a super table. Returns 0 and *out, or an error at
  * the item's position, as sl_ddl_plan_stmt. Rows are not looked at.
  */
-int sl_ddl_plan_insert_target(const sl_ddl_source *src, const sl_insert_item *it,
-                              sl_ddl_plan *plan, sl_ddl_target *out, sl_error *err);
+int sl_ddl_plan_insert_target(const sl_ddl_source *src, const sl_insert_item *it, sl_ddl_plan *plan,
+                              sl_ddl_target *out, sl_error *err);
 
 /* ------------------------------------------------------------ SHOW and DESCRIBE */
 
@@ -200,8 +199,7 @@ int sl_ddl_show(const sl_ddl_source *src, const sl_stmt *st, sl_result *res, sl_
  * columns field, type, length (declared length of VARCHAR/NCHAR, else the value size) and
  * note ("TAG" for tags). Returns 0 or an error with a message.
  */
-int sl_ddl_describe(const sl_ddl_source *src, const sl_stmt *st, sl_result *res,
-                    sl_error *err);
+int sl_ddl_describe(const sl_ddl_source *src, const sl_stmt *st, sl_result *res, sl_error *err);
 
 /* ------------------------------------------------------------ constants */
 

@@ -371,9 +371,9 @@ static int eval(eval_ctx *cx, const sl_expr *e, sl_value *out, sl_error *err)
                            &e2);
         if (rc < 0) {
             char s[64], t[48];
-            return sl_ddl_error(err, rc, e->pos, "cannot CAST %s AS %s: %s",
-                                show_value(&v, cx->prec, s, sizeof(s)),
-                                sl_ddl_type_str(e->u.cast.type, e->u.cast.width, t, sizeof(t)), e2.msg);
+            return sl_ddl_error(
+                err, rc, e->pos, "cannot CAST %s AS %s: %s", show_value(&v, cx->prec, s, sizeof(s)),
+                sl_ddl_type_str(e->u.cast.type, e->u.cast.width, t, sizeof(t)), e2.msg);
         }
         return 0;
     }
@@ -424,4 +424,3 @@ int sl_ddl_const_to(const sl_expr *e, const sl_field *f, const char *what, sl_pr
                             shown);
     return sl_ddl_error(err, rc, e->pos, "%s '%s': %s", what, f->name, e2.msg);
 }
-

@@ -31,8 +31,8 @@ typedef struct collect {
     sl_ddl_db *dbs;
     sl_ddl_table *tabs;
     size_t n, cap;
-    const char *like;    /* filter on names, NULL: none */
-    int want;            /* tables: 1 super only, 0 child and normal only */
+    const char *like; /* filter on names, NULL: none */
+    int want;         /* tables: 1 super only, 0 child and normal only */
 } collect;
 
 static int grow(collect *c, size_t elem, void **arr)
@@ -193,8 +193,7 @@ static int put_literal(sl_buf *b, const sl_column *c, sl_precision prec)
     return sl_buf_printf(b, "%s", tmp);
 }
 
-static int show_create(const sl_ddl_source *src, const sl_stmt *st, sl_result *res,
-                       sl_error *err)
+static int show_create(const sl_ddl_source *src, const sl_stmt *st, sl_result *res, sl_error *err)
 {
     const sl_show *sh = &st->u.show;
     sl_buf b;
@@ -321,7 +320,8 @@ int sl_ddl_show(const sl_ddl_source *src, const sl_stmt *st, sl_result *res, sl_
     case SL_SHOW_CREATE_STABLE:
     case SL_SHOW_CREATE_TABLE: return show_create(src, st, res, err);
     default:
-        return sl_ddl_error(err, SL_EUNSUPPORTED, st->pos, "this SHOW statement is not handled here");
+        return sl_ddl_error(err, SL_EUNSUPPORTED, st->pos,
+                            "this SHOW statement is not handled here");
     }
     if (rc < 0)
         return oom(err, st->pos);

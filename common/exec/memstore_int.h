@@ -4,8 +4,8 @@
  * memstore.c holds the registry of databases and tables, statement dispatch and SELECT;
  * memstore_table.c the row storage of one table (sorted main block plus pending writes,
  * merged lazily) and the catalog scans; memstore_ddl.c the DDL, SHOW and DESCRIBE
- * statements on top of the shared rules of ddl.h; memstore_insert.c INSERT and DELETE. Everything here
- * is internal (sl__ prefix); memstore.h is the public surface.
+ * statements on top of the shared rules of ddl.h; memstore_insert.c INSERT and DELETE. Everything
+ * here is internal (sl__ prefix); memstore.h is the public surface.
  */
 #ifndef SL_MEMSTORE_INT_H
 #define SL_MEMSTORE_INT_H

@@ -48,7 +48,7 @@
  *                  [(tag-names a...)] (tags e...))...)
  *                 (drop-table [if-exists] name...) (drop-stable [if-exists] name...)
  *                 (describe name)
- *   show          (show databases|vnodes|dnodes|snodes|mnodes)
+ *   show          (show databases|vnodes|dnodes|snodes|mnodes [(like 'p')])
  *                 (show stables|tables|streams [(db d)] [(like 'p')])
  *                 (show create-table|create-stable|create-database|create-stream name)
  *   dml           (insert (into name [(using st [(tag-names a...)] (tags e...))]

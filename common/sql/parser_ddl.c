@@ -224,6 +224,9 @@ int sl__show(sl__parser *p, sl_stmt *st)
     for (size_t i = 0; i < sizeof(show_plain) / sizeof(show_plain[0]); i++) {
         if (sl__accept_kw(p, show_plain[i].kw)) {
             s->kind = show_plain[i].kind;
+            /* DATABASES filters names, the node listings endpoints. */
+            if (sl__accept_kw(p, SL_KW_LIKE))
+                SL__TRY(sl__string(p, &s->like, NULL, "a pattern string"));
             return 0;
         }
     }

@@ -61,6 +61,8 @@ static void test_drop_use_show_describe(void **state)
     tp_check("SHOW DNODES", "(show dnodes)");
     tp_check("SHOW SNODES", "(show snodes)");
     tp_check("SHOW MNODES", "(show mnodes)");
+    tp_check("SHOW DATABASES LIKE 'p%'", "(show databases (like 'p%'))");
+    tp_check("SHOW DNODES LIKE '%:6100'", "(show dnodes (like '%:6100'))");
     tp_check("SHOW CREATE TABLE power.d1", "(show create-table power.d1)");
     tp_check("SHOW CREATE STABLE meters", "(show create-stable meters)");
     tp_check("SHOW CREATE DATABASE power", "(show create-database power)");

@@ -1,0 +1,347 @@
+/*
+ * catalog.h - the mnode catalog: databases, super, child and normal tables, vgroups and
+ * the cluster's nodes, kept in one RocksDB directory.
+ *
+ * The `sluice-mnode` daemon wraps this library; it has no network code. It answers what
+ * the rest of the cluster asks the mnode (DESIGN.md sections 1-2):
+ *
+ *   - DDL: CREATE/DROP DATABASE, CREATE STABLE, CREATE TABLE (normal, and USING ... TAGS,
+ *     several at once), DROP TABLE/STABLE, with IF [NOT] EXISTS, validated by exactly the
+ *     rules and messages of the embedded store (common/exec/ddl.h); and the child tables
+ *     that `INSERT INTO t USING st TAGS (...)` creates on first write.
+ *   - Lookups: a table's schema, uid, tag values and where it lives (table -> vgroup ->
+ *     vnode and its address), a database's options and vgroups.
+ *   - Placement: a table lives in vgroup hash(db, table) % vgroups of its database; a new
+ *     database's vgroups are placed on the alive vnodes, fewest vgroups first.
+ *   - Membership: nodes (vnode, snode, mnode) register by address, heartbeat, and are
+ *     marked dead by a sweep when their heartbeats stop.
+ *   - SHOW DATABASES/STABLES/TABLES/VNODES/DNODES [LIKE], SHOW CREATE ..., DESCRIBE, and
+ *     the system tables information_schema.ins_databases, ins_stables, ins_tables,
+ *     ins_tags, ins_vgroups and ins_dnodes, which the shared planner reads through the
+ *     catalog's sl_catalog (SELECT ... FROM information_schema.ins_tables GROUP BY ...).
+ *
+ * Durability: every DDL statement, registration and status change is one atomic RocksDB
+ * write batch synced to disk before the call returns 0, so an acknowledged change
+ * survives kill -9 and power loss, a crash never leaves half a statement, and a refused
+ * statement (or one whose write fails) changes nothing, on disk or in memory. Heartbeats
+ * that do not change a node's status are written without a sync (they survive the death of
+ * the process, not a power loss; a lost one is just an older last-seen time). Reopening
+ * the directory restores everything, the uid, vgroup and node id counters included. The
+ * whole catalog is also held in memory, so lookups never touch the disk.
+ *
+ * Time: the catalog reads no clock for membership: heartbeats and sweeps carry the
+ * caller's time (ms since the epoch). Creation times and NOW in tag values come from the
+ * clock given at open (tests inject a fixed one).
+ *
+ * Thread rules: a catalog is used by one thread at a time - the daemon's event loop - with
+ * no internal locking. Pointers a lookup returns (names, schemas, tag blocks, addresses)
+ * are owned by the catalog and stay valid until the next call that changes it (DDL,
+ * auto-create, register, heartbeat, sweep) or closes it. A scan of a system table must be
+ * finished (or closed) before the catalog changes.
+ *
+ * Errors: functions return 0 or a negative sl_err code (common/util/error.h) and fill an
+ * sl_error, when given, with a message for the user. Statement errors have the parser's
+ * form "line:col: message".
+ */
+#ifndef SL_MCATALOG_H
+#define SL_MCATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/exec/catalog.h"
+#include "common/exec/result.h"
+#include "common/sql/ast.h"
+#include "common/types/block.h"
+#include "common/util/arena.h"
+#include "common/util/buf.h"
+#include "common/util/error.h"
+
+typedef struct sl_mcatalog sl_mcatalog;
+
+/* Options of sl_mcatalog_open(); all-zero memory selects the defaults. */
+typedef struct sl_mcatalog_options {
+    /* Clock for creation times and NOW in tag values, ms since the epoch; NULL: the
+     * system's real-time clock. */
+    int64_t (*now_ms)(void *ud);
+    void *now_ud; /* argument of now_ms */
+} sl_mcatalog_options;
+
+/* Longest node address accepted, in bytes ("host:port", "tcp://host:port", ...). */
+#define SL_MCATALOG_ADDR_MAX 255
+
+/* ---------------------------------------------------------------------------------------
+ * Lifecycle
+ * ------------------------------------------------------------------------------------- */
+
+/*
+ * Opens the catalog kept in directory `dir` (created, one level, when missing) and loads
+ * it into memory. `opts` is borrowed (NULL: defaults). On success stores the catalog in
+ * *out (close it with sl_mcatalog_close) and returns 0. Errors: SL_EINVAL (bad path),
+ * SL_EIO (cannot open, e.g. the directory is in use by another process), SL_ECORRUPT
+ * (records that do not decode or refer to missing objects), SL_ENOMEM. *out is untouched
+ * on failure.
+ */
+int sl_mcatalog_open(sl_mcatalog **out, const char *dir, const sl_mcatalog_options *opts,
+                     sl_error *err);
+
+/* Closes the catalog (NULL-safe). Every acknowledged change is already on disk. */
+void sl_mcatalog_close(sl_mcatalog *cat);
+
+/* ---------------------------------------------------------------------------------------
+ * DDL
+ * ------------------------------------------------------------------------------------- */
+
+/* What a DDL statement changed, for the daemon to tell the vnodes. */
+typedef enum sl_ddl_change_kind {
+    SL_DDL_DB_CREATED,     /* db */
+    SL_DDL_DB_DROPPED,     /* db (its tables go with it; no table entries are listed) */
+    SL_DDL_VGROUP_CREATED, /* db, vgroup_id, vnode_id: a vgroup of a new database */
+    SL_DDL_VGROUP_DROPPED, /* db, vgroup_id, vnode_id: a vgroup of a dropped database */
+    SL_DDL_TABLE_CREATED,  /* db, table, table_kind, uid, stable_uid, vgroup_id, vnode_id */
+    SL_DDL_TABLE_DROPPED   /* the same; a dropped super table lists its children too */
+} sl_ddl_change_kind;
+
+typedef struct sl_ddl_change {
+    sl_ddl_change_kind kind;
+    const char *db;           /* database name as created (owned by the result) */
+    const char *table;        /* table changes: its name as created; else NULL */
+    sl_table_kind table_kind; /* table changes */
+    uint64_t uid;             /* table changes: the table's uid */
+    uint64_t stable_uid;      /* child tables: the super table's uid; else 0 */
+    uint32_t vgroup_id;       /* vgroups, child and normal tables; else 0 */
+    uint32_t vnode_id;        /* the vgroup's vnode; else 0 */
+} sl_ddl_change;
+
+/* The changes of one statement, in order (empty when IF [NOT] EXISTS skipped it all). */
+typedef struct sl_ddl_result {
+    int nchanges;
+    sl_ddl_change *changes; /* owned */
+    int capchanges;
+    sl_arena arena; /* the strings of the changes */
+} sl_ddl_result;
+
+/* Makes an empty result. */
+void sl_ddl_result_init(sl_ddl_result *r);
+/* Frees what a result holds (NULL-safe); it is empty afterwards. */
+void sl_ddl_result_fini(sl_ddl_result *r);
+
+/*
+ * Executes one DDL statement: CREATE DATABASE, DROP DATABASE, CREATE STABLE, CREATE TABLE
+ * (normal, or one or more USING ... TAGS clauses), DROP TABLE, DROP STABLE (which drops its
+ * child tables), with IF [NOT] EXISTS. Unqualified names resolve in current_db (borrowed,
+ * may be NULL). New tables get the next uid; child and normal tables are placed in vgroup
+ * hash(db, name) % vgroups of their database (sl_mcatalog_vgroup_index); a new database's
+ * vgroups are placed on the alive vnodes, each on the vnode that holds the fewest vgroups
+ * at that moment (ties: lowest node id).
+ *
+ * The statement is validated whole (common/exec/ddl.h: names, types, limits, tag values,
+ * object kinds) and then applied as one synced write batch. On success returns 0 and
+ * fills *out (initialised by the call; free with sl_ddl_result_fini) with what changed.
+ * On error returns a negative code with "line:col: message" in err and changes nothing:
+ * the rules' errors (SL_EEXIST, SL_ENOTFOUND, SL_ETYPE, SL_ERANGE, SL_ELIMIT, SL_EINVAL),
+ * SL_ESTATE when a database is created while no vnode is alive, SL_EINVAL for changes to
+ * the read-only information_schema, SL_EUNSUPPORTED for other statement kinds, SL_EIO
+ * when the write fails, SL_ENOMEM. `stmt` is borrowed.
+ */
+int sl_mcatalog_exec_ddl(sl_mcatalog *cat, const sl_stmt *stmt, const char *current_db,
+                         sl_ddl_result *out, sl_error *err);
+
+/* ---------------------------------------------------------------------------------------
+ * Lookups. Returned pointers follow the rule of the file comment.
+ * ------------------------------------------------------------------------------------- */
+
+/* A table as the catalog knows it. */
+typedef struct sl_mcatalog_table {
+    sl_table_meta meta;      /* schema for the planner (a child's columns and tags are its
+                              * super table's) */
+    uint64_t uid;            /* unique in the cluster, never reused */
+    uint64_t stable_uid;     /* child: its super table's uid; else 0 */
+    const char *stable;      /* child: its super table's name; else NULL */
+    int64_t create_time;     /* ms since the epoch */
+    uint32_t vgroup_id;      /* child and normal tables; 0 for a super table */
+    uint32_t vnode_id;       /* the vnode of that vgroup; 0 for a super table */
+    const char *vnode_addr;  /* its address; NULL for a super table */
+    bool vnode_alive;        /* whether that vnode is alive */
+    const sl_block *tagvals; /* child: one row of tag values in tag order; else NULL */
+} sl_mcatalog_table;
+
+/*
+ * Looks up table `name` of database `db` (both borrowed, case-insensitive). Returns 0 and
+ * *out, or SL_ENOTFOUND with a message naming the unknown database or table.
+ */
+int sl_mcatalog_table_get(sl_mcatalog *cat, const char *db, const char *name,
+                          sl_mcatalog_table *out, sl_error *err);
+
+/*
+ * Resolves the table an INSERT item writes to, creating it when the item says
+ * `USING st [(tags)] TAGS (...)` and it does not exist yet - exactly as CREATE TABLE name
+ * USING st TAGS (...) would, in one synced write (an existing table must then be a child of
+ * st). Unqualified names resolve in current_db. Returns 0, *out (the table) and *created
+ * (whether this call made it), or an error as sl_mcatalog_exec_ddl (unknown table without
+ * USING, tag value mismatches, ...) with nothing changed. The item's rows are not looked at.
+ */
+int sl_mcatalog_auto_create(sl_mcatalog *cat, const sl_insert_item *item, const char *current_db,
+                            sl_mcatalog_table *out, bool *created, sl_error *err);
+
+/* Visitor of sl_mcatalog_each_table: return 0 to go on, nonzero to stop with that value. */
+typedef int (*sl_mcatalog_table_fn)(void *arg, const sl_mcatalog_table *t);
+
+/*
+ * Calls fn for every table of database db (stable NULL: every table, super tables
+ * included; else the child tables of that super table), in no particular order. The
+ * catalog must not change during the walk. Returns 0, the first nonzero value fn returned,
+ * or SL_ENOTFOUND (with a message) for an unknown database or super table.
+ */
+int sl_mcatalog_each_table(sl_mcatalog *cat, const char *db, const char *stable,
+                           sl_mcatalog_table_fn fn, void *arg, sl_error *err);
+
+/* A database. */
+typedef struct sl_mcatalog_db {
+    const char *name; /* as created */
+    sl_precision precision;
+    int64_t create_time; /* ms since the epoch */
+    uint32_t nvgroups;
+    const uint32_t *vgroup_ids; /* nvgroups ids; entry i is the vgroup of hash index i */
+    int64_t ntables;            /* child and normal tables */
+    int64_t nstables;           /* super tables */
+} sl_mcatalog_db;
+
+/* Looks up database `name`. Returns 0 and *out, or SL_ENOTFOUND with a message. */
+int sl_mcatalog_db_get(sl_mcatalog *cat, const char *name, sl_mcatalog_db *out, sl_error *err);
+
+/* A vgroup: a shard of one database, owned by one vnode. */
+typedef struct sl_mcatalog_vgroup {
+    uint32_t id;            /* unique in the cluster, never reused */
+    const char *db;         /* its database */
+    uint32_t index;         /* its hash index in the database, 0..nvgroups-1 */
+    uint32_t vnode_id;      /* the node that holds it */
+    const char *vnode_addr; /* that node's address */
+    bool vnode_alive;
+    int64_t ntables; /* child and normal tables placed in it */
+} sl_mcatalog_vgroup;
+
+/* Looks up vgroup `id`. Returns 0 and *out, or SL_ENOTFOUND with a message. */
+int sl_mcatalog_vgroup_get(sl_mcatalog *cat, uint32_t id, sl_mcatalog_vgroup *out, sl_error *err);
+
+/*
+ * The hash index (0..nvgroups-1, nvgroups > 0) of table `table` of database `db`:
+ * xxHash3-64 (sl_hash_bytes) of the lower-cased database name, one 0 byte and the
+ * lower-cased table name, modulo nvgroups. Pure and stable across versions and processes,
+ * so a client may compute it too. Names longer than any valid one (SL_NAME_MAX,
+ * SL_TABLE_NAME_MAX bytes) are hashed by that many leading bytes.
+ */
+uint32_t sl_mcatalog_vgroup_index(const char *db, const char *table, uint32_t nvgroups);
+
+/* ---------------------------------------------------------------------------------------
+ * Nodes
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum sl_mc_node_kind {
+    SL_MC_VNODE = 1, /* storage node: holds vgroups */
+    SL_MC_SNODE = 2, /* stream node */
+    SL_MC_MNODE = 3  /* management node */
+} sl_mc_node_kind;
+
+/* Returns "vnode", "snode" or "mnode" ("?" for anything else). */
+const char *sl_mc_node_kind_name(sl_mc_node_kind k);
+
+typedef struct sl_mcatalog_node {
+    uint32_t id; /* unique in the cluster, never reused */
+    sl_mc_node_kind kind;
+    const char *addr; /* the address it registered with */
+    bool alive;
+    int64_t last_seen;   /* time of the last registration or heartbeat (caller's clock) */
+    int64_t create_time; /* time of the first registration (caller's clock) */
+    uint32_t nvgroups;   /* vgroups it holds (vnodes) */
+} sl_mcatalog_node;
+
+/*
+ * Registers a node of `kind` at address `addr` (borrowed; 1..SL_MCATALOG_ADDR_MAX bytes)
+ * at time now_ms, and stores its id in *id. Idempotent by address: a node that registers
+ * again (a restart) keeps its id, and is marked alive with last_seen = now_ms. Returns 0,
+ * SL_EINVAL (bad address or kind), SL_EEXIST (the address is registered as another kind),
+ * SL_EIO or SL_ENOMEM; nothing changes on error.
+ */
+int sl_mcatalog_node_register(sl_mcatalog *cat, sl_mc_node_kind kind, const char *addr,
+                              int64_t now_ms, uint32_t *id, sl_error *err);
+
+/*
+ * Records a heartbeat of node `id` at now_ms: last_seen = now_ms, and a dead node is alive
+ * again. Returns 0, SL_ENOTFOUND (unknown id; the node should register), SL_EIO.
+ */
+int sl_mcatalog_node_heartbeat(sl_mcatalog *cat, uint32_t id, int64_t now_ms, sl_error *err);
+
+/*
+ * Marks dead every alive node not seen for more than timeout_ms (now_ms - last_seen >
+ * timeout_ms), in one synced write. Stores the number of nodes it marked in *ndead (may be
+ * NULL) and the first `cap` of their ids, ascending, in dead (may be NULL when cap is 0).
+ * Returns 0, SL_EINVAL (negative timeout), SL_EIO (then nothing is marked).
+ */
+int sl_mcatalog_node_sweep(sl_mcatalog *cat, int64_t now_ms, int64_t timeout_ms, uint32_t *dead,
+                           size_t cap, size_t *ndead, sl_error *err);
+
+/* Looks up node `id`. Returns 0 and *out, or SL_ENOTFOUND with a message. */
+int sl_mcatalog_node_get(sl_mcatalog *cat, uint32_t id, sl_mcatalog_node *out, sl_error *err);
+
+/* Visitor of sl_mcatalog_each_node: return 0 to go on, nonzero to stop with that value. */
+typedef int (*sl_mcatalog_node_fn)(void *arg, const sl_mcatalog_node *n);
+
+/* Calls fn for every node in ascending id order; returns 0 or the first nonzero fn value. */
+int sl_mcatalog_each_node(sl_mcatalog *cat, sl_mcatalog_node_fn fn, void *arg);
+
+/* ---------------------------------------------------------------------------------------
+ * Queries
+ * ------------------------------------------------------------------------------------- */
+
+/*
+ * Answers a statement that reads the catalog into res (initialised by the call; free with
+ * sl_result_fini):
+ *   - SHOW DATABASES/STABLES/TABLES [LIKE], SHOW CREATE DATABASE/STABLE/TABLE and
+ *     DESCRIBE, with the columns of the embedded store (common/exec/ddl.h);
+ *   - SHOW DNODES (all nodes) and SHOW SNODES / SHOW MNODES (nodes of that kind), the
+ *     columns of ins_dnodes; SHOW VNODES, one row per vgroup with the columns of
+ *     ins_vgroups; [LIKE] filters on the endpoint;
+ *   - SELECT over the system tables of information_schema (sl_mcatalog_catalog), planned
+ *     by the shared planner with NOW = the catalog's clock.
+ * Unqualified names resolve in current_db (borrowed, may be NULL). Returns 0 or an error
+ * with "line:col: message"; SL_EUNSUPPORTED for other statements (SHOW STREAMS, DML).
+ */
+int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_db, sl_result *res,
+                      sl_error *err);
+
+/*
+ * The catalog as an sl_catalog for the planner (valid while cat is). Database
+ * "information_schema" holds the system tables, whose rows the catalog produces:
+ *   ins_databases: name, create_time, precision, vgroups, ntables, nstables
+ *   ins_stables:   stable_name, db_name, create_time, columns, tags, uid, tables
+ *   ins_tables:    table_name, db_name, create_time, columns, stable_name, uid, vgroup_id,
+ *                  type (CHILD_TABLE or NORMAL_TABLE; super tables are in ins_stables)
+ *   ins_tags:      table_name, db_name, stable_name, tag_name, tag_type, tag_value (one
+ *                  row per tag of every child table; values as text, NULL as NULL)
+ *   ins_vgroups:   vgroup_id, db_name, vgroup_index, vnode_id, endpoint, status, tables
+ *   ins_dnodes:    id, endpoint, kind, status, vgroups, create_time, last_heartbeat
+ * Their first column is not a timestamp key (no INTERVAL over them). Tables of user
+ * databases can be looked up (schema) but not scanned: their rows live on the vnodes.
+ */
+sl_catalog sl_mcatalog_catalog(sl_mcatalog *cat);
+
+/* ---------------------------------------------------------------------------------------
+ * Inspection (tests, tools)
+ * ------------------------------------------------------------------------------------- */
+
+/*
+ * Appends a canonical text rendering of everything the catalog holds in memory (counters,
+ * nodes, databases, vgroups, tables with schemas and tag values), sorted, so two catalogs
+ * with the same content render identically. Returns 0 or SL_ENOMEM.
+ */
+int sl_mcatalog_dump(sl_mcatalog *cat, sl_buf *out);
+
+/*
+ * Appends every stored record, one line per key: column family, key and value in hex, in
+ * key order. Returns 0, SL_ENOMEM or a storage error.
+ */
+int sl_mcatalog_dump_stored(sl_mcatalog *cat, sl_buf *out, sl_error *err);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * catalog_int.h - the internals shared by the files of the mnode catalog.
+ *
+ * catalog.c holds the in-memory registry (databases, tables, vgroups, nodes), open/close,
+ * lookups and the text dump; catalog_store.c the record encodings, loading at open and
+ * the raw dump; catalog_node.c membership (register, heartbeat, sweep); catalog_ddl.c
+ * plans DDL with the shared rules (common/exec/ddl.h) and applies it as one write batch;
+ * catalog_sys.c answers SHOW/DESCRIBE/SELECT and implements the information_schema
+ * system tables. Everything here is internal (sl__mc prefix); catalog.h is the surface.
+ *
+ * On disk (column families of one RocksDB, keys built with common/kv/keycodec.h):
+ *   meta    "counters"                      -> next uid, next vgroup id, next node id
+ *   dbs     str(lower db)                   -> database record
+ *   vgroups u32 id                          -> vgroup record
+ *   tables  str(lower db) str(lower table)  -> table record
+ *   nodes   u32 id                          -> node record
+ * Values start with a format version byte; see the encoders in catalog_store.c.
+ */
+#ifndef SL_MCATALOG_INT_H
+#define SL_MCATALOG_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "catalog.h"
+#include "common/exec/ddl.h"
+#include "common/kv/kv.h"
+
+typedef struct sl__mc_db sl__mc_db;
+typedef struct sl__mc_table sl__mc_table;
+typedef struct sl__mc_vgroup sl__mc_vgroup;
+typedef struct sl__mc_node sl__mc_node;
+
+/* Version byte that starts every stored value. */
+#define SL__MC_FORMAT 1
+
+/* A registered node. */
+struct sl__mc_node {
+    uint32_t n_id;
+    sl_mc_node_kind n_kind;
+    char *n_addr; /* owned */
+    bool n_alive;
+    int64_t n_last_seen; /* caller's clock, ms */
+    int64_t n_created;   /* caller's clock, ms */
+    uint32_t n_nvgroups; /* vgroups placed on it */
+};
+
+/* A vgroup of a database. */
+struct sl__mc_vgroup {
+    uint32_t vg_id;
+    sl__mc_db *vg_db;
+    uint32_t vg_index;  /* hash index in its database */
+    uint32_t vg_vnode;  /* node id of its vnode */
+    int64_t vg_ntables; /* child and normal tables placed in it */
+};
+
+/* A table. A child's schema is its super table's; a super table has no vgroup. */
+struct sl__mc_table {
+    sl_table_kind t_kind;
+    char *t_name; /* owned, as created */
+    uint64_t t_uid;
+    int64_t t_created; /* ms since the epoch */
+    sl__mc_db *t_db;
+    sl__mc_vgroup *t_vgroup; /* child/normal: its vgroup; super: NULL */
+    sl__mc_table *t_super;   /* child: its super table */
+    int t_ncols;             /* super/normal: owned fields with owned names */
+    sl_field *t_cols;
+    int t_ntags; /* super: owned fields */
+    sl_field *t_tags;
+    sl_block t_tagvals;        /* child: one row of tag values */
+    sl__mc_table **t_children; /* super: child tables */
+    int t_nchildren;
+    int t_capchildren;
+    int t_child_pos; /* child: index in its super's t_children */
+};
+
+/* A database and its tables, found by case-insensitive name in a hash set. */
+struct sl__mc_db {
+    char *d_name; /* owned, as created */
+    sl_precision d_prec;
+    int64_t d_created; /* ms since the epoch */
+    uint32_t d_nvgroups;
+    sl__mc_vgroup **d_vgroups; /* d_nvgroups, by hash index */
+    uint32_t *d_vgroup_ids;    /* the same, as ids (sl_mcatalog_db.vgroup_ids) */
+    sl__mc_table **d_slots;    /* open addressing, d_nslots a power of two (0: none) */
+    uint32_t d_nslots;
+    uint32_t d_ntables; /* every table, super tables included */
+    uint32_t d_nsupers; /* super tables among them */
+};
+
+struct sl_mcatalog {
+    sl_kv *c_kv;
+    sl_kv_cf *c_cf_meta;
+    sl_kv_cf *c_cf_dbs;
+    sl_kv_cf *c_cf_vgroups;
+    sl_kv_cf *c_cf_tables;
+    sl_kv_cf *c_cf_nodes;
+    int64_t (*c_now)(void *ud);
+    void *c_now_ud;
+    uint64_t c_next_uid; /* counters: the next id to hand out */
+    uint32_t c_next_vgroup;
+    uint32_t c_next_node;
+    sl__mc_db **c_dbs; /* in creation order (load: key order) */
+    int c_ndbs;
+    int c_capdbs;
+    sl__mc_vgroup **c_vgroups; /* every vgroup, ascending id */
+    uint32_t c_nvgroups;
+    uint32_t c_capvgroups;
+    sl__mc_node **c_nodes; /* every node, ascending id */
+    uint32_t c_nnodes;
+    uint32_t c_capnodes;
+};
+
+/* The pseudo database object of information_schema in sl_ddl_db.obj (never a sl__mc_db). */
+extern const char sl__mc_info_schema_obj;
+
+/* ------------------------------------------------------------ catalog.c: registry */
+
+int64_t sl__mc_now(const sl_mcatalog *cat);
+sl__mc_db *sl__mc_find_db(const sl_mcatalog *cat, const char *name);
+sl__mc_table *sl__mc_find_table(const sl__mc_db *db, const char *name);
+sl__mc_vgroup *sl__mc_find_vgroup(const sl_mcatalog *cat, uint32_t id);
+sl__mc_node *sl__mc_find_node(const sl_mcatalog *cat, uint32_t id);
+
+/* The table's columns and tags (a child's are its super table's). */
+int sl__mc_ncols(const sl__mc_table *t);
+const sl_field *sl__mc_cols(const sl__mc_table *t);
+int sl__mc_ntags(const sl__mc_table *t);
+const sl_field *sl__mc_tags(const sl__mc_table *t);
+
+/* Fills the public view of t. */
+void sl__mc_table_view(const sl_mcatalog *cat, const sl__mc_table *t, sl_mcatalog_table *out);
+
+/* Allocation that linking needs, so linking cannot fail: see catalog.c. */
+int sl__mc_reserve_dbs(sl_mcatalog *cat, int more);
+int sl__mc_reserve_vgroups(sl_mcatalog *cat, uint32_t more);
+int sl__mc_reserve_tables(sl__mc_db *db, uint32_t more);
+int sl__mc_reserve_children(sl__mc_table *st, int more);
+void sl__mc_link_db(sl_mcatalog *cat, sl__mc_db *db);
+void sl__mc_link_vgroup(sl_mcatalog *cat, sl__mc_vgroup *vg);
+void sl__mc_link_table(sl__mc_table *t);
+/* Unlinks and frees a table (a super table with its children). */
+void sl__mc_drop_table(sl__mc_table *t);
+/* Unlinks and frees a database with its tables and vgroups. */
+void sl__mc_drop_db(sl_mcatalog *cat, sl__mc_db *db);
+
+sl__mc_table *sl__mc_table_new(sl__mc_db *db, sl_table_kind kind, const char *name);
+void sl__mc_table_free(sl__mc_table *t);
+void sl__mc_db_free(sl__mc_db *db);
+
+/* Appends the lower-cased (ASCII) name to b. 0 or SL_ENOMEM. */
+int sl__mc_put_lower(sl_buf *b, const char *s);
+/* Frees n owned fields and their names (NULL-safe). */
+void sl__mc_fields_free(sl_field *f, int n);
+
+/* ------------------------------------------------------------ catalog_store.c: records */
+
+/* The column families, in the order of the layout above. */
+#define SL__MC_NCF 5
+extern const char *const sl__mc_cf_names[SL__MC_NCF];
+/* The key of the counters record in "meta". */
+#define SL__MC_COUNTERS_KEY "counters"
+
+/* Reads every record back into the (empty) registry. 0, SL_ECORRUPT, SL_EIO, SL_ENOMEM. */
+int sl__mc_load(sl_mcatalog *cat, sl_error *err);
+
+/* Keys; each appends to an empty or reset buffer. 0 or SL_ENOMEM. */
+int sl__mc_key_db(sl_buf *k, const char *db);
+int sl__mc_key_table(sl_buf *k, const char *db, const char *table);
+int sl__mc_key_id(sl_buf *k, uint32_t id);
+
+/* Values. 0 or SL_ENOMEM. */
+int sl__mc_enc_counters(sl_buf *v, uint64_t next_uid, uint32_t next_vgroup, uint32_t next_node);
+int sl__mc_enc_db(sl_buf *v, const sl__mc_db *db);
+int sl__mc_enc_vgroup(sl_buf *v, const sl__mc_vgroup *vg);
+int sl__mc_enc_table(sl_buf *v, const sl__mc_table *t);
+int sl__mc_enc_node(sl_buf *v, const sl__mc_node *n);
+
+/* Appends a put of the counters record with the given values to b. */
+int sl__mc_batch_counters(sl_mcatalog *cat, sl_kv_batch *b, uint64_t next_uid, uint32_t next_vgroup,
+                          uint32_t next_node);
+
+/* ------------------------------------------------------------ catalog_ddl.c */
+
+/* The catalog as seen by the shared DDL rules (information_schema included, read-only). */
+sl_ddl_source sl__mc_source(sl_mcatalog *cat, const char *current_db);
+
+/* ------------------------------------------------------------ catalog_sys.c */
+
+/* The system tables of information_schema. */
+int sl__mc_sys_count(void);
+/* Fills the ddl view of system table i (kind normal, no tags). */
+void sl__mc_sys_view(int i, sl_ddl_table *out);
+/* Index of system table `name`, or -1. */
+int sl__mc_sys_find(const char *name);
+
+#endif

@@ -1,0 +1,568 @@
+/*
+ * catalog_sys.c - what reads the mnode catalog: SHOW, DESCRIBE and SELECT over the
+ * information_schema system tables (catalog.h).
+ *
+ * The system tables are views computed from the in-memory catalog when a scan opens: the
+ * objects a table lists (databases, super tables, tables, child tables, vgroups, nodes)
+ * are collected and sorted into a stable order, and each scan_next turns the next few
+ * thousand of them into a block holding just the projected columns. The shared planner
+ * reads them through the catalog's sl_catalog like any other table, so filters, GROUP BY,
+ * ORDER BY and aggregates over them need no code here. SHOW DATABASES/STABLES/TABLES,
+ * SHOW CREATE and DESCRIBE are the shared ones of common/exec/ddl.h; SHOW DNODES and SHOW
+ * VNODES are the rows of ins_dnodes and ins_vgroups.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "catalog_int.h"
+#include "common/exec/plan.h"
+
+/* ------------------------------------------------------------ the system tables */
+
+enum { SYS_DATABASES, SYS_STABLES, SYS_TABLES, SYS_TAGS, SYS_VGROUPS, SYS_DNODES, SYS_COUNT };
+
+#define ADDR_W SL_MCATALOG_ADDR_MAX
+
+static const sl_field DATABASES_COLS[] = {
+    {"name", SL_T_VARCHAR, SL_NAME_MAX}, {"create_time", SL_T_TIMESTAMP, 0},
+    {"precision", SL_T_VARCHAR, 2},      {"vgroups", SL_T_INT, 0},
+    {"ntables", SL_T_BIGINT, 0},         {"nstables", SL_T_BIGINT, 0},
+};
+static const sl_field STABLES_COLS[] = {
+    {"stable_name", SL_T_VARCHAR, SL_TABLE_NAME_MAX},
+    {"db_name", SL_T_VARCHAR, SL_NAME_MAX},
+    {"create_time", SL_T_TIMESTAMP, 0},
+    {"columns", SL_T_INT, 0},
+    {"tags", SL_T_INT, 0},
+    {"uid", SL_T_BIGINT, 0},
+    {"tables", SL_T_BIGINT, 0},
+};
+static const sl_field TABLES_COLS[] = {
+    {"table_name", SL_T_VARCHAR, SL_TABLE_NAME_MAX},
+    {"db_name", SL_T_VARCHAR, SL_NAME_MAX},
+    {"create_time", SL_T_TIMESTAMP, 0},
+    {"columns", SL_T_INT, 0},
+    {"stable_name", SL_T_VARCHAR, SL_TABLE_NAME_MAX},
+    {"uid", SL_T_BIGINT, 0},
+    {"vgroup_id", SL_T_INT, 0},
+    {"type", SL_T_VARCHAR, 12},
+};
+static const sl_field TAGS_COLS[] = {
+    {"table_name", SL_T_VARCHAR, SL_TABLE_NAME_MAX},
+    {"db_name", SL_T_VARCHAR, SL_NAME_MAX},
+    {"stable_name", SL_T_VARCHAR, SL_TABLE_NAME_MAX},
+    {"tag_name", SL_T_VARCHAR, SL_NAME_MAX},
+    {"tag_type", SL_T_VARCHAR, 32},
+    {"tag_value", SL_T_VARCHAR, SL_VARCHAR_MAX},
+};
+static const sl_field VGROUPS_COLS[] = {
+    {"vgroup_id", SL_T_INT, 0},         {"db_name", SL_T_VARCHAR, SL_NAME_MAX},
+    {"vgroup_index", SL_T_INT, 0},      {"vnode_id", SL_T_INT, 0},
+    {"endpoint", SL_T_VARCHAR, ADDR_W}, {"status", SL_T_VARCHAR, 5},
+    {"tables", SL_T_BIGINT, 0},
+};
+static const sl_field DNODES_COLS[] = {
+    {"id", SL_T_INT, 0},
+    {"endpoint", SL_T_VARCHAR, ADDR_W},
+    {"kind", SL_T_VARCHAR, 5},
+    {"status", SL_T_VARCHAR, 5},
+    {"vgroups", SL_T_INT, 0},
+    {"create_time", SL_T_TIMESTAMP, 0},
+    {"last_heartbeat", SL_T_TIMESTAMP, 0},
+};
+
+#define META(n, c)                                                                                 \
+    {                                                                                              \
+        .kind = SL_TABLE_NORMAL, .db = SL_DDL_INFO_SCHEMA, .name = n, .precision = SL_PREC_MS,     \
+        .ncols = (int)(sizeof(c) / sizeof(c[0])), .cols = c, .ntags = 0, .tags = NULL              \
+    }
+
+static const sl_table_meta SYS_META[SYS_COUNT] = {
+    [SYS_DATABASES] = META("ins_databases", DATABASES_COLS),
+    [SYS_STABLES] = META("ins_stables", STABLES_COLS),
+    [SYS_TABLES] = META("ins_tables", TABLES_COLS),
+    [SYS_TAGS] = META("ins_tags", TAGS_COLS),
+    [SYS_VGROUPS] = META("ins_vgroups", VGROUPS_COLS),
+    [SYS_DNODES] = META("ins_dnodes", DNODES_COLS),
+};
+
+int sl__mc_sys_count(void)
+{
+    return SYS_COUNT;
+}
+
+int sl__mc_sys_find(const char *name)
+{
+    for (int i = 0; i < SYS_COUNT; i++)
+        if (sl_ddl_name_eq(SYS_META[i].name, name))
+            return i;
+    return -1;
+}
+
+void sl__mc_sys_view(int i, sl_ddl_table *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->kind = SL_TABLE_NORMAL;
+    out->name = SYS_META[i].name;
+    out->ncols = SYS_META[i].ncols;
+    out->cols = SYS_META[i].cols;
+    out->obj = (void *)&SYS_META[i];
+}
+
+/* ------------------------------------------------------------ rows */
+
+/* The objects one system table lists, in output order. */
+typedef struct rows {
+    void **v;
+    size_t n, cap;
+} rows;
+
+static int rows_push(rows *r, const void *p)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        void **v = realloc(r->v, cap * sizeof(*v));
+        if (v == NULL)
+            return SL_ENOMEM;
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n++] = (void *)p;
+    return 0;
+}
+
+static int cmp_names(const char *x, const char *y)
+{
+    int c = strcasecmp(x, y);
+    return c ? c : strcmp(x, y);
+}
+
+static int cmp_db(const void *a, const void *b)
+{
+    return cmp_names((*(sl__mc_db *const *)a)->d_name, (*(sl__mc_db *const *)b)->d_name);
+}
+
+static int cmp_table(const void *a, const void *b)
+{
+    const sl__mc_table *x = *(sl__mc_table *const *)a, *y = *(sl__mc_table *const *)b;
+    int c = cmp_names(x->t_db->d_name, y->t_db->d_name);
+    return c ? c : cmp_names(x->t_name, y->t_name);
+}
+
+/* Collects the objects of system table sys: sorted by name, vgroups and nodes by id. */
+static int collect(const sl_mcatalog *cat, int sys, rows *r)
+{
+    int rc = 0;
+    switch (sys) {
+    case SYS_DATABASES:
+        for (int i = 0; rc == 0 && i < cat->c_ndbs; i++)
+            rc = rows_push(r, cat->c_dbs[i]);
+        if (rc == 0 && r->n > 1)
+            qsort(r->v, r->n, sizeof(*r->v), cmp_db);
+        return rc;
+    case SYS_STABLES:
+    case SYS_TABLES:
+    case SYS_TAGS:
+        for (int i = 0; rc == 0 && i < cat->c_ndbs; i++) {
+            const sl__mc_db *db = cat->c_dbs[i];
+            for (uint32_t k = 0; rc == 0 && k < db->d_nslots; k++) {
+                const sl__mc_table *t = db->d_slots[k];
+                if (t == NULL)
+                    continue;
+                bool want = sys == SYS_STABLES  ? t->t_kind == SL_TABLE_SUPER
+                            : sys == SYS_TABLES ? t->t_kind != SL_TABLE_SUPER
+                                                : t->t_kind == SL_TABLE_CHILD;
+                if (want)
+                    rc = rows_push(r, t);
+            }
+        }
+        if (rc == 0 && r->n > 1)
+            qsort(r->v, r->n, sizeof(*r->v), cmp_table);
+        return rc;
+    case SYS_VGROUPS:
+        for (uint32_t i = 0; rc == 0 && i < cat->c_nvgroups; i++)
+            rc = rows_push(r, cat->c_vgroups[i]);
+        return rc;
+    default:
+        for (uint32_t i = 0; rc == 0 && i < cat->c_nnodes; i++)
+            rc = rows_push(r, cat->c_nodes[i]);
+        return rc;
+    }
+}
+
+/* Number of output rows of object obj (ins_tags: one per tag; else 1). */
+static int sub_rows(int sys, const void *obj)
+{
+    if (sys != SYS_TAGS)
+        return 1;
+    return ((const sl__mc_table *)obj)->t_super->t_ntags;
+}
+
+static sl_value str_value(const char *s)
+{
+    if (s == NULL)
+        return sl_value_null(SL_T_VARCHAR);
+    return sl_value_str(SL_T_VARCHAR, s, (uint32_t)strlen(s));
+}
+
+static sl_value node_status(const sl_mcatalog *cat, uint32_t id)
+{
+    const sl__mc_node *n = sl__mc_find_node(cat, id);
+    return str_value(n == NULL ? NULL : n->n_alive ? "alive" : "dead");
+}
+
+/*
+ * The value of column col in row (obj, sub) of system table sys. Strings point into the
+ * catalog or into buf (n bytes).
+ */
+static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int sub, int col,
+                          char *buf, size_t n)
+{
+    switch (sys) {
+    case SYS_DATABASES: {
+        const sl__mc_db *db = obj;
+        switch (col) {
+        case 0: return str_value(db->d_name);
+        case 1: return sl_value_int(SL_T_TIMESTAMP, db->d_created);
+        case 2: return str_value(sl_precision_name(db->d_prec));
+        case 3: return sl_value_int(SL_T_INT, db->d_nvgroups);
+        case 4: return sl_value_int(SL_T_BIGINT, (int64_t)db->d_ntables - db->d_nsupers);
+        default: return sl_value_int(SL_T_BIGINT, db->d_nsupers);
+        }
+    }
+    case SYS_STABLES: {
+        const sl__mc_table *t = obj;
+        switch (col) {
+        case 0: return str_value(t->t_name);
+        case 1: return str_value(t->t_db->d_name);
+        case 2: return sl_value_int(SL_T_TIMESTAMP, t->t_created);
+        case 3: return sl_value_int(SL_T_INT, t->t_ncols);
+        case 4: return sl_value_int(SL_T_INT, t->t_ntags);
+        case 5: return sl_value_int(SL_T_BIGINT, (int64_t)t->t_uid);
+        default: return sl_value_int(SL_T_BIGINT, t->t_nchildren);
+        }
+    }
+    case SYS_TABLES: {
+        const sl__mc_table *t = obj;
+        switch (col) {
+        case 0: return str_value(t->t_name);
+        case 1: return str_value(t->t_db->d_name);
+        case 2: return sl_value_int(SL_T_TIMESTAMP, t->t_created);
+        case 3: return sl_value_int(SL_T_INT, sl__mc_ncols(t));
+        case 4: return str_value(t->t_super ? t->t_super->t_name : NULL);
+        case 5: return sl_value_int(SL_T_BIGINT, (int64_t)t->t_uid);
+        case 6: return sl_value_int(SL_T_INT, t->t_vgroup->vg_id);
+        default: return str_value(t->t_super ? "CHILD_TABLE" : "NORMAL_TABLE");
+        }
+    }
+    case SYS_TAGS: {
+        const sl__mc_table *t = obj;
+        const sl_field *f = &t->t_super->t_tags[sub];
+        switch (col) {
+        case 0: return str_value(t->t_name);
+        case 1: return str_value(t->t_db->d_name);
+        case 2: return str_value(t->t_super->t_name);
+        case 3: return str_value(f->name);
+        case 4: return str_value(sl_ddl_type_str(f->type, f->width, buf, n));
+        default: {
+            sl_value v;
+            sl_column_get(&t->t_tagvals.cols[sub], 0, &v);
+            if (v.is_null)
+                return sl_value_null(SL_T_VARCHAR);
+            if (sl_type_is_var(v.type))
+                return sl_value_str(SL_T_VARCHAR, v.v.s.ptr, v.v.s.len);
+            int len = sl_value_format(&v, t->t_db->d_prec, buf, n);
+            return sl_value_str(SL_T_VARCHAR, buf, (uint32_t)(len < (int)n ? len : (int)n - 1));
+        }
+        }
+    }
+    case SYS_VGROUPS: {
+        const sl__mc_vgroup *vg = obj;
+        const sl__mc_node *nd = sl__mc_find_node(cat, vg->vg_vnode);
+        switch (col) {
+        case 0: return sl_value_int(SL_T_INT, vg->vg_id);
+        case 1: return str_value(vg->vg_db->d_name);
+        case 2: return sl_value_int(SL_T_INT, vg->vg_index);
+        case 3: return sl_value_int(SL_T_INT, vg->vg_vnode);
+        case 4: return str_value(nd ? nd->n_addr : NULL);
+        case 5: return node_status(cat, vg->vg_vnode);
+        default: return sl_value_int(SL_T_BIGINT, vg->vg_ntables);
+        }
+    }
+    default: {
+        const sl__mc_node *nd = obj;
+        switch (col) {
+        case 0: return sl_value_int(SL_T_INT, nd->n_id);
+        case 1: return str_value(nd->n_addr);
+        case 2: return str_value(sl_mc_node_kind_name(nd->n_kind));
+        case 3: return str_value(nd->n_alive ? "alive" : "dead");
+        case 4: return sl_value_int(SL_T_INT, nd->n_nvgroups);
+        case 5: return sl_value_int(SL_T_TIMESTAMP, nd->n_created);
+        default: return sl_value_int(SL_T_TIMESTAMP, nd->n_last_seen);
+        }
+    }
+    }
+}
+
+/* ------------------------------------------------------------ scans */
+
+typedef struct sys_scan {
+    const sl_mcatalog *cat;
+    int sys;    /* which system table */
+    rows objs;  /* its objects */
+    size_t pos; /* next object */
+    int sub;    /* ins_tags: next tag of objs.v[pos] */
+    int nproj;  /* the projection */
+    int *proj;
+} sys_scan;
+
+static void sys_scan_close(void *cursor)
+{
+    sys_scan *s = cursor;
+    if (s == NULL)
+        return;
+    free(s->objs.v);
+    free(s->proj);
+    free(s);
+}
+
+static int sys_scan_next(void *cursor, sl_block *out, sl_error *err)
+{
+    sys_scan *s = cursor;
+    const sl_table_meta *m = &SYS_META[s->sys];
+    sl_block_fini(out);
+    sl_block_init(out);
+    int rc = 0;
+    for (int i = 0; rc >= 0 && i < s->nproj; i++) {
+        int p = s->proj[i];
+        rc = p == SL_PROJ_TBNAME ? sl_block_add_column(out, SL_T_VARCHAR, SL_TABLE_NAME_MAX)
+                                 : sl_block_add_column(out, m->cols[p].type, m->cols[p].width);
+    }
+    uint32_t nrows = 0;
+    while (rc >= 0 && nrows < SL_BLOCK_ROWS_MAX && s->pos < s->objs.n) {
+        const void *obj = s->objs.v[s->pos];
+        if (s->sub >= sub_rows(s->sys, obj)) {
+            s->pos++;
+            s->sub = 0;
+            continue;
+        }
+        for (int i = 0; rc >= 0 && i < s->nproj; i++) {
+            char buf[128];
+            sl_value v = s->proj[i] == SL_PROJ_TBNAME
+                             ? str_value(m->name)
+                             : row_value(s->cat, s->sys, obj, s->sub, s->proj[i], buf, sizeof(buf));
+            rc = sl_column_append_value(&out->cols[i], &v);
+        }
+        s->sub++;
+        nrows++;
+    }
+    if (rc < 0) {
+        sl_block_reset(out);
+        return sl_error_set(err, rc, 0, 0, "out of memory scanning %s.%s", SL_DDL_INFO_SCHEMA,
+                            m->name);
+    }
+    out->nrows = nrows;
+    return 0;
+}
+
+static int sys_scan_open(const sl_mcatalog *cat, int sys, const sl_scan_req *req, void **cursor,
+                         sl_error *err)
+{
+    const sl_table_meta *m = &SYS_META[sys];
+    for (int i = 0; i < req->nproj; i++) {
+        int p = req->proj[i];
+        if (p != SL_PROJ_TBNAME && (p < 0 || p >= m->ncols))
+            return sl_error_set(err, SL_EINVAL, 0, 0, "scan of '%s' asks for column %d of %d",
+                                m->name, p, m->ncols);
+    }
+    sys_scan *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    s->cat = cat;
+    s->sys = sys;
+    s->nproj = req->nproj;
+    s->proj = malloc((size_t)(req->nproj > 0 ? req->nproj : 1) * sizeof(int));
+    if (s->proj == NULL || collect(cat, sys, &s->objs) < 0) {
+        sys_scan_close(s);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
+    if (req->nproj > 0)
+        memcpy(s->proj, req->proj, (size_t)req->nproj * sizeof(int));
+    *cursor = s;
+    return 0;
+}
+
+/* ------------------------------------------------------------ the catalog for the planner */
+
+static int cat_get_table(void *ud, const char *db, const char *name, sl_table_meta *out,
+                         sl_error *err)
+{
+    sl_mcatalog *cat = ud;
+    if (db == NULL)
+        return sl_error_set(err, SL_ENOTFOUND, 0, 0,
+                            "no database selected for '%s': USE a database or write db.%s", name,
+                            name);
+    if (sl_ddl_name_eq(db, SL_DDL_INFO_SCHEMA)) {
+        int i = sl__mc_sys_find(name);
+        if (i < 0)
+            return sl_error_set(err, SL_ENOTFOUND, 0, 0,
+                                "table '%s' does not exist in database '%s'", name,
+                                SL_DDL_INFO_SCHEMA);
+        *out = SYS_META[i];
+        return 0;
+    }
+    sl_mcatalog_table t;
+    int rc = sl_mcatalog_table_get(cat, db, name, &t, err);
+    if (rc == 0)
+        *out = t.meta;
+    return rc;
+}
+
+static int cat_scan_open(void *ud, const sl_scan_req *req, void **cursor, sl_error *err)
+{
+    const sl_table_meta *m = req->table;
+    int i =
+        m->db != NULL && sl_ddl_name_eq(m->db, SL_DDL_INFO_SCHEMA) ? sl__mc_sys_find(m->name) : -1;
+    if (i < 0)
+        return sl_error_set(err, SL_EUNSUPPORTED, 0, 0,
+                            "the rows of '%s.%s' are stored on the vnodes: the catalog serves "
+                            "only %s",
+                            m->db ? m->db : "?", m->name, SL_DDL_INFO_SCHEMA);
+    return sys_scan_open(ud, i, req, cursor, err);
+}
+
+static const sl_catalog_ops catalog_ops = {
+    .get_table = cat_get_table,
+    .scan_open = cat_scan_open,
+    .scan_next = sys_scan_next,
+    .scan_close = sys_scan_close,
+};
+
+sl_catalog sl_mcatalog_catalog(sl_mcatalog *cat)
+{
+    sl_catalog c = {.ops = &catalog_ops, .ud = cat};
+    return c;
+}
+
+/* ------------------------------------------------------------ queries */
+
+/* A whole system table as a result, rows whose endpoint matches like (NULL: all) and, for
+ * nodes, of kind `kind` (0: all). */
+static int sys_result(const sl_mcatalog *cat, int sys, const char *like, int kind, sl_result *res)
+{
+    const sl_table_meta *m = &SYS_META[sys];
+    const char *names[16];
+    sl_type types[16];
+    uint32_t widths[16];
+    int endpoint = -1;
+    for (int i = 0; i < m->ncols; i++) {
+        names[i] = m->cols[i].name;
+        types[i] = m->cols[i].type;
+        widths[i] = m->cols[i].width;
+        if (strcmp(names[i], "endpoint") == 0)
+            endpoint = i;
+    }
+    int rc = sl_result_setup(res, m->ncols, names, types, widths);
+    rows r = {0};
+    if (rc == 0)
+        rc = collect(cat, sys, &r);
+    for (size_t k = 0; rc == 0 && k < r.n; k++) {
+        char buf[128];
+        if (kind != 0 && ((const sl__mc_node *)r.v[k])->n_kind != (sl_mc_node_kind)kind)
+            continue;
+        if (like != NULL) {
+            sl_value ep = row_value(cat, sys, r.v[k], 0, endpoint, buf, sizeof(buf));
+            if (ep.is_null || !sl_ddl_like(like, ep.v.s.ptr))
+                continue;
+        }
+        for (int i = 0; rc == 0 && i < m->ncols; i++) {
+            sl_value v = row_value(cat, sys, r.v[k], 0, i, buf, sizeof(buf));
+            rc = sl_column_append_value(&res->rows.cols[i], &v);
+        }
+    }
+    free(r.v);
+    if (rc == 0)
+        sl_block_seal(&res->rows);
+    return rc;
+}
+
+static int run_select(sl_mcatalog *cat, const sl_stmt *st, const char *current_db, sl_result *res,
+                      sl_error *err)
+{
+    sl_plan_ctx ctx = {
+        .catalog = sl_mcatalog_catalog(cat),
+        .db = current_db,
+        .now_ms = sl__mc_now(cat),
+    };
+    sl_plan *plan = NULL;
+    int rc = sl_plan_select(st->u.select, &ctx, &plan, err);
+    if (rc < 0)
+        return rc;
+    int ncols = sl_plan_ncols(plan);
+    res->names = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof(char *));
+    if (res->names == NULL) {
+        rc = SL_ENOMEM;
+        goto done;
+    }
+    res->ncols = ncols;
+    for (int i = 0; i < ncols; i++) {
+        res->names[i] = strdup(sl_plan_col_name(plan, i));
+        if (res->names[i] == NULL) {
+            rc = SL_ENOMEM;
+            goto done;
+        }
+    }
+    res->precision = sl_plan_precision(plan);
+    res->affected = -1;
+    rc = sl_plan_collect(plan, &res->rows, err);
+done:
+    sl_plan_free(plan);
+    return rc;
+}
+
+int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_db, sl_result *res,
+                      sl_error *err)
+{
+    sl_result_init(res);
+    sl_error_clear(err);
+    sl_ddl_source src = sl__mc_source(cat, current_db);
+    int rc;
+    switch (st->kind) {
+    case SL_STMT_SHOW: {
+        const sl_show *sh = &st->u.show;
+        switch (sh->kind) {
+        case SL_SHOW_DNODES: rc = sys_result(cat, SYS_DNODES, sh->like, 0, res); break;
+        case SL_SHOW_SNODES: rc = sys_result(cat, SYS_DNODES, sh->like, SL_MC_SNODE, res); break;
+        case SL_SHOW_MNODES: rc = sys_result(cat, SYS_DNODES, sh->like, SL_MC_MNODE, res); break;
+        case SL_SHOW_VNODES: rc = sys_result(cat, SYS_VGROUPS, sh->like, 0, res); break;
+        default:
+            if (!sl_ddl_show_handles(sh->kind)) {
+                rc = sl_ddl_error(err, SL_EUNSUPPORTED, st->pos,
+                                  "this SHOW statement is not answered by the catalog");
+                break;
+            }
+            rc = sl_ddl_show(&src, st, res, err);
+            break;
+        }
+        if (rc == SL_ENOMEM)
+            sl_ddl_error(err, rc, st->pos, "out of memory");
+        break;
+    }
+    case SL_STMT_DESCRIBE: rc = sl_ddl_describe(&src, st, res, err); break;
+    case SL_STMT_SELECT: rc = run_select(cat, st, current_db, res, err); break;
+    default:
+        rc = sl_ddl_error(err, SL_EUNSUPPORTED, st->pos, "%s is not answered by the catalog",
+                          sl_stmt_kind_name(st->kind));
+        break;
+    }
+    if (rc < 0) {
+        if (err != NULL && err->code == 0)
+            sl_ddl_error(err, rc, st->pos, "%s failed: %s", sl_stmt_kind_name(st->kind),
+                         sl_strerror(rc));
+        sl_ddl_error_prefix(err);
+        sl_result_fini(res);
+    }
+    return rc;
+}
