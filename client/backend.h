@@ -6,9 +6,8 @@
  * sees one small interface: open a backend, execute one statement at a time, ask for a
  * status summary, close. A backend is a struct that begins with an sl_backend header
  * pointing at its table of operations (the nng/libuv way of doing a vtable); the shell only
- * calls the functions below. Today there is one backend, the embedded in-memory store
- * (backend_embedded.c); the network backend over libsluice joins it when that library
- * exists, without any change to the shell.
+ * calls the functions below. There are two backends: the embedded in-memory store
+ * (backend_embedded.c) and the network backend over libsluice (backend_remote.c).
  *
  * Results are sl_result (common/exec/memstore.h): column names, a block of rows whose
  * columns carry the types, the timestamp precision, and the affected-row count of writes.
@@ -52,6 +51,13 @@ struct sl_backend {
  * or SL_ENOMEM.
  */
 int sl_backend_embedded_open(sl_backend **out, sl_error *err);
+
+/*
+ * Opens the network backend: a libsluice connection (client/lib/sluice.h) to the mnode at
+ * host:port (borrowed). Returns 0 and *out (free with sl_backend_close), or a negative
+ * sl_err with "cannot connect to host:port: reason" in *err when the mnode does not answer.
+ */
+int sl_backend_remote_open(const char *host, int port, sl_backend **out, sl_error *err);
 
 /*
  * Executes one SQL statement (sql is borrowed; NUL-terminated; a trailing ';' is

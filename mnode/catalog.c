@@ -582,6 +582,19 @@ int sl_mcatalog_vgroup_get(sl_mcatalog *cat, uint32_t id, sl_mcatalog_vgroup *ou
     return 0;
 }
 
+int sl_mcatalog_each_vgroup(sl_mcatalog *cat, sl_mcatalog_vgroup_fn fn, void *arg)
+{
+    for (uint32_t i = 0; i < cat->c_nvgroups; i++) {
+        sl_mcatalog_vgroup v;
+        int rc = sl_mcatalog_vgroup_get(cat, cat->c_vgroups[i]->vg_id, &v, NULL);
+        if (rc == 0)
+            rc = fn(arg, &v);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ dumps */
 
 static int cmp_db_ptr(const void *a, const void *b)

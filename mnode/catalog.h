@@ -225,6 +225,13 @@ typedef struct sl_mcatalog_vgroup {
 /* Looks up vgroup `id`. Returns 0 and *out, or SL_ENOTFOUND with a message. */
 int sl_mcatalog_vgroup_get(sl_mcatalog *cat, uint32_t id, sl_mcatalog_vgroup *out, sl_error *err);
 
+/* Visitor of sl_mcatalog_each_vgroup: return 0 to go on, nonzero to stop with that value. */
+typedef int (*sl_mcatalog_vgroup_fn)(void *arg, const sl_mcatalog_vgroup *vg);
+
+/* Calls fn for every vgroup in ascending id order (the catalog must not change during the
+ * walk); returns 0 or the first nonzero fn value. */
+int sl_mcatalog_each_vgroup(sl_mcatalog *cat, sl_mcatalog_vgroup_fn fn, void *arg);
+
 /*
  * The hash index (0..nvgroups-1, nvgroups > 0) of table `table` of database `db`:
  * xxHash3-64 (sl_hash_bytes) of the lower-cased database name, one 0 byte and the

@@ -144,17 +144,17 @@ typedef struct options {
 /* Runs the session the options describe; returns the exit status. */
 static int run(const options *o)
 {
-    if (!o->embedded) {
-        fprintf(stderr,
-                "sluice: cannot connect to %s:%d: the network client is not built yet; "
-                "use --embedded\n",
-                o->host != NULL ? o->host : DEFAULT_HOST, o->port != 0 ? o->port : DEFAULT_PORT);
-        return EXIT_USAGE;
-    }
     sl_backend *backend = NULL;
     sl_error err;
     sl_error_clear(&err);
-    if (sl_backend_embedded_open(&backend, &err) < 0) {
+    if (o->embedded) {
+        if (sl_backend_embedded_open(&backend, &err) < 0) {
+            fprintf(stderr, "sluice: %s\n", err.msg);
+            return EXIT_USAGE;
+        }
+    } else if (sl_backend_remote_open(o->host != NULL ? o->host : DEFAULT_HOST,
+                                      o->port != 0 ? o->port : DEFAULT_PORT, &backend,
+                                      &err) < 0) {
         fprintf(stderr, "sluice: %s\n", err.msg);
         return EXIT_USAGE;
     }

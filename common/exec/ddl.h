@@ -217,6 +217,39 @@ int sl_ddl_describe(const sl_ddl_source *src, const sl_stmt *st, sl_result *res,
 int sl_ddl_const_to(const sl_expr *e, const sl_field *f, const char *what, sl_precision prec,
                     int64_t now_ms, char *buf, size_t bufn, sl_value *out, sl_error *err);
 
+/* ------------------------------------------------------------ INSERT and DELETE values */
+
+/*
+ * Converts the VALUES rows of one INSERT item into b, which holds one empty column per
+ * table column (cols[0..ncols), the table's types and widths, in order), appending one row
+ * per VALUES row and sealing b. tname, tags/ntags (for "is a tag" messages) and prec are
+ * the target table's; now_ms is the statement's NOW. The item's column list, if any, is
+ * resolved against cols; missing columns get NULL. Returns 0, or an error at the position
+ * of the offending value or name (unknown or repeated column, tag named as a column, no
+ * timestamp column, wrong number of values, NULL timestamp, conversion failures as
+ * sl_ddl_const_to); b then holds part of the rows and the caller discards it.
+ */
+int sl_ddl_insert_rows(const sl_insert_item *it, const char *tname, int ncols,
+                       const sl_field *cols, int ntags, const sl_field *tags, sl_precision prec,
+                       int64_t now_ms, sl_block *b, sl_error *err);
+
+/* The rows a DELETE selects: lo <= ts <= hi, or nothing when empty. */
+typedef struct sl_ddl_ts_range {
+    int64_t lo;  /* smallest timestamp selected */
+    int64_t hi;  /* largest timestamp selected */
+    bool empty;  /* the conditions select nothing */
+} sl_ddl_ts_range;
+
+/*
+ * Reduces a DELETE's WHERE (NULL: everything) over table tname, whose timestamp key is
+ * tscol, to one inclusive range. Accepted: comparisons (=, <, <=, >, >=) and BETWEEN of
+ * the key with constants, combined with AND; a NULL bound selects nothing. Returns 0 and
+ * *out, or SL_EUNSUPPORTED at the position of any other condition, or a bound's
+ * conversion error.
+ */
+int sl_ddl_delete_range(const sl_expr *where, const char *tname, const sl_field *tscol,
+                        sl_precision prec, int64_t now_ms, sl_ddl_ts_range *out, sl_error *err);
+
 /* ------------------------------------------------------------ small shared helpers */
 
 /* Case-insensitive (ASCII) name equality. */

@@ -63,83 +63,12 @@ static int ins_target(sl_memstore *ms, const sl_insert_item *it, sl_ddl_plan *pl
     return 0;
 }
 
-/* Converts an item's rows into a staging block of t's columns. */
+/* Converts an item's rows into a staging block of t's columns (shared rules, ddl.h). */
 static int ins_rows(sl_memstore *ms, const sl_insert_item *it, sl__ms_table *t, sl_block *b,
                     sl_error *err)
 {
-    int ncols = sl__ms_ncols(t);
-    const sl_field *cols = sl__ms_cols(t);
-    const sl_field *tags = sl__ms_tags(t);
-    int ntags = sl__ms_ntags(t);
-    sl_precision prec = t->t_db->d_prec;
-    int *inv = malloc((size_t)ncols * sizeof(int)); /* column -> value index, or -1 */
-    if (inv == NULL)
-        return sl_ddl_error(err, SL_ENOMEM, it->table.pos, "out of memory");
-    int rc = 0, nvals = ncols;
-    for (int k = 0; k < ncols; k++)
-        inv[k] = it->ncols > 0 ? -1 : k;
-    for (int i = 0; i < it->ncols; i++) {
-        int k = 0;
-        while (k < ncols && !sl_ddl_name_eq(cols[k].name, it->cols[i]))
-            k++;
-        if (k == ncols) {
-            bool is_tag = false;
-            for (int j = 0; j < ntags; j++)
-                is_tag = is_tag || sl_ddl_name_eq(tags[j].name, it->cols[i]);
-            rc = is_tag ? sl_ddl_error(err, SL_EINVAL, it->col_pos[i],
-                                       "'%s' is a tag, not a column: set it with TAGS", it->cols[i])
-                        : sl_ddl_error(err, SL_ENOTFOUND, it->col_pos[i],
-                                       "table '%s' has no column '%s'", t->t_name, it->cols[i]);
-            goto done;
-        }
-        if (inv[k] >= 0) {
-            rc = sl_ddl_error(err, SL_EINVAL, it->col_pos[i], "column '%s' is given twice",
-                              it->cols[i]);
-            goto done;
-        }
-        inv[k] = i;
-    }
-    if (it->ncols > 0) {
-        nvals = it->ncols;
-        if (inv[0] < 0) {
-            rc = sl_ddl_error(err, SL_EINVAL, it->col_pos[0],
-                              "the column list must include the timestamp column '%s'",
-                              cols[0].name);
-            goto done;
-        }
-    }
-    for (int r = 0; r < it->nrows; r++) {
-        const sl_expr_list *row = &it->rows[r];
-        if (row->n != nvals) {
-            sl_pos p = row->n > 0 ? row->items[0]->pos : it->table.pos;
-            rc = sl_ddl_error(err, SL_EINVAL, p, "row %d has %d value%s, expected %d", r + 1,
-                              row->n, row->n == 1 ? "" : "s", nvals);
-            goto done;
-        }
-        for (int k = 0; k < ncols; k++) {
-            sl_value v = sl_value_null(cols[k].type);
-            char buf[SL_DDL_VALUE_BUF];
-            if (inv[k] >= 0) {
-                const sl_expr *e = row->items[inv[k]];
-                rc = sl__ms_const_to(ms, e, &cols[k], "column", prec, buf, sizeof(buf), &v, err);
-                if (rc < 0)
-                    goto done;
-                if (k == 0 && v.is_null) {
-                    rc = sl_ddl_error(err, SL_EINVAL, e->pos,
-                                      "the timestamp column '%s' cannot be NULL", cols[0].name);
-                    goto done;
-                }
-            }
-            if (sl_column_append_value(&b->cols[k], &v) < 0) {
-                rc = sl_ddl_error(err, SL_ENOMEM, it->table.pos, "out of memory");
-                goto done;
-            }
-        }
-    }
-    sl_block_seal(b);
-done:
-    free(inv);
-    return rc;
+    return sl_ddl_insert_rows(it, t->t_name, sl__ms_ncols(t), sl__ms_cols(t), sl__ms_ntags(t),
+                              sl__ms_tags(t), t->t_db->d_prec, ms->m_stmt_now_ms, b, err);
 }
 
 int sl__ms_insert(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err)
@@ -222,127 +151,6 @@ fail:
 
 /* ------------------------------------------------------------ DELETE */
 
-/* The time range a DELETE's WHERE selects: lo <= ts <= hi, or nothing when empty. */
-typedef struct ts_range {
-    int64_t lo; /* smallest timestamp selected */
-    int64_t hi; /* largest timestamp selected */
-    bool empty; /* the conditions select nothing */
-} ts_range;
-
-static bool is_ts_ref(const sl_expr *e, const sl__ms_table *t)
-{
-    if (e->kind == SL_EX_PSEUDO && e->u.pseudo.ps == SL_PS_ROWTS)
-        return true;
-    if (e->kind != SL_EX_COLUMN)
-        return false;
-    if (e->u.column.table != NULL && !sl_ddl_name_eq(e->u.column.table, t->t_name))
-        return false;
-    return sl_ddl_name_eq(e->u.column.name, sl__ms_cols(t)[0].name);
-}
-
-static void range_lo(ts_range *r, int64_t v)
-{
-    if (v > r->lo)
-        r->lo = v;
-}
-
-static void range_hi(ts_range *r, int64_t v)
-{
-    if (v < r->hi)
-        r->hi = v;
-}
-
-/* Evaluates a bound as a timestamp; NULL makes the range empty (the comparison is unknown). */
-static int bound(sl_memstore *ms, const sl__ms_table *t, const sl_expr *e, ts_range *r,
-                 int64_t *out, bool *null, sl_error *err)
-{
-    char buf[SL_DDL_VALUE_BUF];
-    sl_value v;
-    int rc = sl__ms_const_to(ms, e, &sl__ms_cols(t)[0], "column", t->t_db->d_prec, buf, sizeof(buf),
-                             &v, err);
-    if (rc < 0)
-        return rc;
-    *null = v.is_null;
-    if (v.is_null)
-        r->empty = true;
-    *out = v.v.i;
-    return 0;
-}
-
-static int unsupported_where(const sl__ms_table *t, const sl_expr *e, sl_error *err)
-{
-    return sl_ddl_error(err, SL_EUNSUPPORTED, e->pos,
-                        "DELETE supports only comparisons (=, <, <=, >, >=, BETWEEN) of the "
-                        "timestamp column '%s' with constants, combined with AND",
-                        sl__ms_cols(t)[0].name);
-}
-
-static int where_range(sl_memstore *ms, const sl__ms_table *t, const sl_expr *e, ts_range *r,
-                       sl_error *err)
-{
-    int64_t v, w;
-    bool null;
-    int rc;
-    if (e->kind == SL_EX_BETWEEN && !e->u.between.negated && is_ts_ref(e->u.between.arg, t)) {
-        if ((rc = bound(ms, t, e->u.between.lo, r, &v, &null, err)) < 0)
-            return rc;
-        if (!null)
-            range_lo(r, v);
-        if ((rc = bound(ms, t, e->u.between.hi, r, &w, &null, err)) < 0)
-            return rc;
-        if (!null)
-            range_hi(r, w);
-        return 0;
-    }
-    if (e->kind != SL_EX_BINARY)
-        return unsupported_where(t, e, err);
-    sl_binop op = e->u.binary.op;
-    const sl_expr *l = e->u.binary.left, *rt = e->u.binary.right;
-    if (op == SL_OP_AND) {
-        rc = where_range(ms, t, l, r, err);
-        return rc < 0 ? rc : where_range(ms, t, rt, r, err);
-    }
-    if (op != SL_OP_EQ && op != SL_OP_LT && op != SL_OP_LE && op != SL_OP_GT && op != SL_OP_GE)
-        return unsupported_where(t, e, err);
-    const sl_expr *val;
-    if (is_ts_ref(l, t)) {
-        val = rt;
-    } else if (is_ts_ref(rt, t)) {
-        /* c < ts is ts > c */
-        val = l;
-        op = op == SL_OP_LT   ? SL_OP_GT
-             : op == SL_OP_LE ? SL_OP_GE
-             : op == SL_OP_GT ? SL_OP_LT
-             : op == SL_OP_GE ? SL_OP_LE
-                              : op;
-    } else {
-        return unsupported_where(t, e, err);
-    }
-    if ((rc = bound(ms, t, val, r, &v, &null, err)) < 0 || null)
-        return rc;
-    switch (op) {
-    case SL_OP_EQ:
-        range_lo(r, v);
-        range_hi(r, v);
-        break;
-    case SL_OP_LT:
-        if (v == INT64_MIN)
-            r->empty = true;
-        else
-            range_hi(r, v - 1);
-        break;
-    case SL_OP_LE: range_hi(r, v); break;
-    case SL_OP_GT:
-        if (v == INT64_MAX)
-            r->empty = true;
-        else
-            range_lo(r, v + 1);
-        break;
-    default: range_lo(r, v); break;
-    }
-    return 0;
-}
-
 int sl__ms_delete(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err)
 {
     const sl_delete *del = &st->u.del;
@@ -355,8 +163,10 @@ int sl__ms_delete(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *
         return sl_ddl_error(err, SL_ENOTFOUND, del->table.pos,
                             "table '%s' does not exist in database '%s'", del->table.name,
                             db->d_name);
-    ts_range r = {INT64_MIN, INT64_MAX, false};
-    if (del->where != NULL && (rc = where_range(ms, t, del->where, &r, err)) < 0)
+    sl_ddl_ts_range r;
+    rc = sl_ddl_delete_range(del->where, t->t_name, &sl__ms_cols(t)[0], t->t_db->d_prec,
+                             ms->m_stmt_now_ms, &r, err);
+    if (rc < 0)
         return rc;
     res->affected = 0;
     if (r.empty || r.lo > r.hi)

@@ -1,0 +1,132 @@
+/*
+ * sluice_int.h - libsluice internals shared by its files: the connection, its metadata
+ * cache (meta.c), the RPC helpers that talk protobuf to the mnode and the vnodes, and the
+ * statement handlers (conn.c: mnode statements; write.c: INSERT, DELETE, bulk blocks;
+ * select.c: distributed SELECT).
+ */
+#ifndef SLUICE_INT_H
+#define SLUICE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/exec/catalog.h"
+#include "common/exec/ddl.h"
+#include "common/net/rpc.h"
+#include "common/sql/ast.h"
+#include "sluice.h"
+
+/* A vgroup and the vnode that serves it. */
+typedef struct sl__vgroup {
+    uint32_t vg_id;   /* vgroup id */
+    char *vg_addr;    /* vnode address, tcp://host:port (owned) */
+} sl__vgroup;
+
+/* One cached table: what TableMeta said, in the shapes the planner and DDL code read. */
+typedef struct sl__meta {
+    struct sl__meta *m_next; /* hash chain */
+    uint64_t m_hash;         /* of the lowercased "db.name" */
+    char *m_db;              /* database (owned) */
+    char *m_name;            /* table name (owned) */
+    char *m_stable;          /* child: its super table's name (owned), else NULL */
+    uint64_t m_uid;          /* table uid */
+    uint64_t m_stable_uid;   /* child: its super table's uid */
+    sl_table_meta m_tm;      /* planner view; points at the fields below */
+    sl_field *m_cols;        /* columns, names owned */
+    sl_field *m_tags;        /* tags, names owned */
+    sl_block m_tagvals;      /* child: one row of tag values (may have 0 columns) */
+    sl__vgroup m_vg;         /* child/normal: where it lives */
+    int m_nvg;               /* super: every vgroup of the database */
+    sl__vgroup *m_vgs;
+} sl__meta;
+
+/* One cached database. */
+typedef struct sl__dbinfo {
+    struct sl__dbinfo *d_next;
+    char *d_name;            /* as the mnode spells it (owned) */
+    sl_precision d_prec;
+    int d_nvg;
+    sl__vgroup *d_vgs;
+} sl__dbinfo;
+
+/* An open RPC client to one vnode address. */
+typedef struct sl__vnode_cli {
+    struct sl__vnode_cli *v_next;
+    char *v_addr;            /* owned */
+    sl_rpc_client *v_cli;
+} sl__vnode_cli;
+
+#define SL__META_BUCKETS 1024
+
+struct sl_conn {
+    char c_addr[300];          /* "host:port" */
+    sl_rpc_client *c_mnode;    /* the mnode */
+    char *c_db;                /* current database (owned) or NULL */
+    sl__meta *c_meta[SL__META_BUCKETS]; /* table cache */
+    sl__dbinfo *c_dbs;         /* database cache */
+    sl__vnode_cli *c_vnodes;   /* vnode clients by address */
+    int c_timeout_ms;          /* per request */
+    int64_t c_now_ms;          /* the running statement's NOW */
+    sl_error c_lookup_err;     /* an RPC failure hidden behind a "not found" lookup */
+    sl_conn_stats c_stats;
+};
+
+/* ---------------------------------------------------------------- RPC helpers (meta.c) */
+
+/*
+ * Calls the mnode: packs nothing itself; req/len is the packed body, the reply payload
+ * lands in reply. Counts the call. Returns 0 or the error as sl_rpc_call.
+ */
+int sl__mnode_call(sl_conn *c, uint32_t method, const void *req, size_t len, sl_buf *reply,
+                   sl_error *err);
+
+/* Calls the vnode at addr (opening a client for it on first use). */
+int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *req, size_t len,
+                   sl_buf *reply, sl_error *err);
+
+/* ---------------------------------------------------------------- metadata cache (meta.c) */
+
+/*
+ * Finds table db.name (db NULL: the current database) in the cache or asks the mnode.
+ * Returns 0 and *out (owned by the cache, valid until the cache is flushed or the entry
+ * dropped), SL_ENOTFOUND with a message, or another error.
+ */
+int sl__meta_get(sl_conn *c, const char *db, const char *name, sl__meta **out, sl_error *err);
+
+/* Finds database name in the cache or asks the mnode. As sl__meta_get. */
+int sl__db_get(sl_conn *c, const char *name, sl__dbinfo **out, sl_error *err);
+
+/* Adds a TableMeta (a Sluice__TableMeta *, as void to keep protobuf out of this header) to
+ * the cache, replacing an entry of the same name. Returns 0 and *out, or SL_ENOMEM /
+ * SL_ECORRUPT. */
+int sl__meta_add_pb(sl_conn *c, const void *pb, sl__meta **out, sl_error *err);
+
+/* Drops one table from the cache (NULL-safe). */
+void sl__meta_drop(sl_conn *c, sl__meta *m);
+
+/* Frees every cache entry and vnode client. */
+void sl__meta_fini(sl_conn *c);
+
+/* An sl_ddl_source over the cache, for the shared INSERT target rules. */
+sl_ddl_source sl__meta_ddl_source(sl_conn *c);
+
+/* The cache as a planner catalog (get_table only; scans are remote). */
+sl_catalog sl__meta_catalog(sl_conn *c);
+
+/* ---------------------------------------------------------------- statements */
+
+/* Runs one catalog statement (sql, borrowed) on the mnode in the current database and
+ * fills *res (initialised by the call). For internal lookups (information_schema). */
+int sl__mnode_query(sl_conn *c, const char *sql, sl_result *res, sl_error *err);
+
+/* INSERT (write.c). Sets res->affected. */
+int sl__conn_insert(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err);
+/* DELETE (write.c). */
+int sl__conn_delete(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err);
+/* SELECT over user tables (select.c). */
+int sl__conn_select(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err);
+
+/* Case-insensitive (ASCII) equality. */
+bool sl__name_eq(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,652 @@
+/*
+ * service.c - the mnode's RPC methods (proto/mnode.proto) over the catalog.
+ *
+ * Every handler decodes its request (protobuf-c checks every length against the frame,
+ * which the RPC layer bounds), answers at once on the loop thread and builds its reply in
+ * an arena freed after sending. Catalog errors travel back as Error replies with the
+ * statement position.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sql/parser.h"
+#include "common/util/arena.h"
+#include "common/util/log.h"
+#include "mdaemon.h"
+#include "mnode.pb-c.h"
+
+/* ------------------------------------------------------------------ helpers */
+
+static void reply_pb(sl_rpc_reply *reply, const ProtobufCMessage *m)
+{
+    size_t n = protobuf_c_message_get_packed_size(m);
+    uint8_t *p = malloc(n ? n : 1);
+    if (p == NULL) {
+        sl_error e = {0};
+        sl_error_set(&e, SL_ENOMEM, 0, 0, "out of memory building the reply");
+        sl_rpc_reply_error(reply, &e);
+        return;
+    }
+    protobuf_c_message_pack(m, p);
+    sl_rpc_reply_ok(reply, p, n);
+    free(p);
+}
+
+static void reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
+{
+    sl_error e = {0};
+    sl_error_clear(&e);
+    e.code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+    va_end(ap);
+    sl_rpc_reply_error(reply, &e);
+}
+
+#define ARENA_NEW(a, T) ((T *)sl_arena_alloc((a), sizeof(T)))
+
+static Sluice__Field **fields_pb(sl_arena *a, const sl_field *f, int n)
+{
+    Sluice__Field **v = sl_arena_alloc(a, sizeof(*v) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; v && i < n; i++) {
+        v[i] = ARENA_NEW(a, Sluice__Field);
+        if (v[i] == NULL)
+            return NULL;
+        sluice__field__init(v[i]);
+        v[i]->name = (char *)f[i].name;
+        v[i]->type = (uint32_t)f[i].type;
+        v[i]->width = f[i].width;
+    }
+    return v;
+}
+
+static int block_pb(sl_arena *a, const sl_block *b, ProtobufCBinaryData *out)
+{
+    sl_buf buf;
+    sl_buf_init(&buf);
+    int rc = sl_block_encode(b, &buf);
+    if (rc == 0) {
+        out->data = sl_arena_alloc(a, buf.len ? buf.len : 1);
+        if (out->data == NULL)
+            rc = SL_ENOMEM;
+        else {
+            memcpy(out->data, buf.data, buf.len);
+            out->len = buf.len;
+        }
+    }
+    sl_buf_fini(&buf);
+    return rc;
+}
+
+static Sluice__VgroupInfo *vgroup_pb(sl_arena *a, sl_mcatalog *cat, uint32_t id)
+{
+    sl_mcatalog_vgroup vg;
+    Sluice__VgroupInfo *v = ARENA_NEW(a, Sluice__VgroupInfo);
+    if (v == NULL)
+        return NULL;
+    sluice__vgroup_info__init(v);
+    v->vgroup_id = id;
+    if (sl_mcatalog_vgroup_get(cat, id, &vg, NULL) == 0) {
+        v->vnode_id = vg.vnode_id;
+        v->vnode_address = sl_arena_strdup(a, vg.vnode_addr ? vg.vnode_addr : "");
+    }
+    return v;
+}
+
+static Sluice__TableMeta *meta_pb(sl_arena *a, sl_mcatalog *cat, const sl_mcatalog_table *t)
+{
+    Sluice__TableMeta *m = ARENA_NEW(a, Sluice__TableMeta);
+    if (m == NULL)
+        return NULL;
+    sluice__table_meta__init(m);
+    m->kind = (uint32_t)t->meta.kind;
+    m->db = sl_arena_strdup(a, t->meta.db);
+    m->name = sl_arena_strdup(a, t->meta.name);
+    m->uid = t->uid;
+    m->precision = (uint32_t)t->meta.precision;
+    m->n_columns = (size_t)t->meta.ncols;
+    m->columns = fields_pb(a, t->meta.cols, t->meta.ncols);
+    m->n_tags = (size_t)t->meta.ntags;
+    m->tags = fields_pb(a, t->meta.tags, t->meta.ntags);
+    if (t->tagvals != NULL && block_pb(a, t->tagvals, &m->tag_values) < 0)
+        return NULL;
+    m->stable_uid = t->stable_uid;
+    if (t->stable != NULL)
+        m->stable_name = sl_arena_strdup(a, t->stable);
+    if (t->meta.kind == SL_TABLE_SUPER) {
+        sl_mcatalog_db db;
+        if (sl_mcatalog_db_get(cat, t->meta.db, &db, NULL) == 0) {
+            m->vgroups = sl_arena_alloc(a, sizeof(*m->vgroups) * (db.nvgroups + 1));
+            for (uint32_t i = 0; m->vgroups && i < db.nvgroups; i++)
+                m->vgroups[m->n_vgroups++] = vgroup_pb(a, cat, db.vgroup_ids[i]);
+        }
+    } else {
+        m->vgroup = vgroup_pb(a, cat, t->vgroup_id);
+    }
+    return m;
+}
+
+static void reply_sl_error(sl_rpc_reply *reply, int rc, sl_error *err)
+{
+    if (err->code == 0)
+        sl_error_set(err, rc, 0, 0, "%s", sl_strerror(rc));
+    sl_rpc_reply_error(reply, err);
+}
+
+/* ------------------------------------------------------------------ EXEC */
+
+static bool is_ddl(sl_stmt_kind k)
+{
+    switch (k) {
+    case SL_STMT_CREATE_DATABASE:
+    case SL_STMT_DROP_DATABASE:
+    case SL_STMT_CREATE_STABLE:
+    case SL_STMT_CREATE_TABLE:
+    case SL_STMT_CREATE_SUBTABLES:
+    case SL_STMT_DROP_TABLE:
+    case SL_STMT_DROP_STABLE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__ExecRequest *rq = sluice__exec_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        reply_fail(reply, SL_ECORRUPT, "malformed ExecRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_parse_result *pr = NULL;
+    sl_result res;
+    sl_result_init(&res);
+    sl_arena a;
+    sl_arena_init(&a);
+    const char *cur = rq->current_db[0] ? rq->current_db : NULL;
+    const char *new_db = cur;
+    int rc = sl_parse(rq->sql, strlen(rq->sql), &pr, &err);
+    if (rc < 0)
+        goto fail;
+    if (pr->nstmts != 1) {
+        rc = sl_error_set(&err, SL_EINVAL, 0, 0, "expected exactly one statement, got %d",
+                          pr->nstmts);
+        goto fail;
+    }
+    const sl_stmt *st = pr->stmts[0];
+    if (st->kind == SL_STMT_USE) {
+        sl_mcatalog_db db;
+        rc = sl_mcatalog_db_get(md->md_cat, st->u.use_db, &db, &err);
+        if (rc < 0)
+            goto fail;
+        new_db = db.name;
+        res.affected = 0;
+    } else if (is_ddl(st->kind)) {
+        sl_ddl_result dr;
+        rc = sl_mcatalog_exec_ddl(md->md_cat, st, cur, &dr, &err);
+        if (rc < 0)
+            goto fail;
+        sl__md_journal_note(md, &dr);
+        sl_log(SL_LOG_INFO, "mnode", "ddl ok stmt=\"%s\" changes=%d version=%" PRIu64,
+               sl_stmt_kind_name(st->kind), dr.nchanges, md->md_version);
+        sl_ddl_result_fini(&dr);
+        res.affected = 0;
+    } else if (st->kind == SL_STMT_SHOW || st->kind == SL_STMT_DESCRIBE ||
+               st->kind == SL_STMT_SELECT) {
+        rc = sl_mcatalog_query(md->md_cat, st, cur, &res, &err);
+        if (rc < 0)
+            goto fail;
+    } else {
+        rc = sl_error_set(&err, SL_EUNSUPPORTED, st->pos.line, st->pos.col,
+                          "%s is not served by the mnode (send rows to the vnodes)",
+                          sl_stmt_kind_name(st->kind));
+        goto fail;
+    }
+    Sluice__ResultSet rs = SLUICE__RESULT_SET__INIT;
+    rs.n_names = (size_t)res.ncols;
+    rs.names = res.names;
+    rs.precision = (uint32_t)res.precision;
+    rs.affected = res.affected;
+    if (res.ncols > 0 && (rc = block_pb(&a, &res.rows, &rs.block)) < 0) {
+        sl_error_set(&err, rc, 0, 0, "cannot encode the result");
+        goto fail;
+    }
+    Sluice__ExecReply rp = SLUICE__EXEC_REPLY__INIT;
+    rp.result = &rs;
+    rp.current_db = (char *)(new_db ? new_db : "");
+    reply_pb(reply, &rp.base);
+    goto done;
+fail:
+    reply_sl_error(reply, rc, &err);
+done:
+    sl_result_fini(&res);
+    sl_parse_result_free(pr);
+    sl_arena_fini(&a);
+    sluice__exec_request__free_unpacked(rq, NULL);
+}
+
+/* ------------------------------------------------------------------ lookups */
+
+static void m_table_meta(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__TableMetaRequest *rq = sluice__table_meta_request__unpack(NULL, req->len,
+                                                                       req->payload);
+    if (rq == NULL) {
+        reply_fail(reply, SL_ECORRUPT, "malformed TableMetaRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_mcatalog_table t;
+    sl_arena a;
+    sl_arena_init(&a);
+    int rc = sl_mcatalog_table_get(md->md_cat, rq->db, rq->name, &t, &err);
+    if (rc < 0) {
+        reply_sl_error(reply, rc, &err);
+    } else {
+        Sluice__TableMetaReply rp = SLUICE__TABLE_META_REPLY__INIT;
+        rp.meta = meta_pb(&a, md->md_cat, &t);
+        if (rp.meta == NULL)
+            reply_fail(reply, SL_ENOMEM, "out of memory");
+        else
+            reply_pb(reply, &rp.base);
+    }
+    sl_arena_fini(&a);
+    sluice__table_meta_request__free_unpacked(rq, NULL);
+}
+
+static void m_db_info(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__DbInfoRequest *rq = sluice__db_info_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        reply_fail(reply, SL_ECORRUPT, "malformed DbInfoRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_mcatalog_db db;
+    sl_arena a;
+    sl_arena_init(&a);
+    int rc = sl_mcatalog_db_get(md->md_cat, rq->db, &db, &err);
+    if (rc < 0) {
+        reply_sl_error(reply, rc, &err);
+    } else {
+        Sluice__DbInfoReply rp = SLUICE__DB_INFO_REPLY__INIT;
+        rp.db = (char *)db.name;
+        rp.precision = (uint32_t)db.precision;
+        rp.vgroups = sl_arena_alloc(&a, sizeof(*rp.vgroups) * (db.nvgroups + 1));
+        for (uint32_t i = 0; rp.vgroups && i < db.nvgroups; i++)
+            rp.vgroups[rp.n_vgroups++] = vgroup_pb(&a, md->md_cat, db.vgroup_ids[i]);
+        reply_pb(reply, &rp.base);
+    }
+    sl_arena_fini(&a);
+    sluice__db_info_request__free_unpacked(rq, NULL);
+}
+
+/* ------------------------------------------------------------------ AUTO_CREATE */
+
+/* Appends name as a backquoted identifier. */
+static void put_ident(sl_buf *b, const char *s)
+{
+    sl_buf_put_u8(b, '`');
+    for (; *s; s++) {
+        if (*s == '`')
+            sl_buf_put_u8(b, '`');
+        sl_buf_put_u8(b, (uint8_t)*s);
+    }
+    sl_buf_put_u8(b, '`');
+}
+
+/* Appends row 0 of column c as an SQL literal. */
+static void put_literal(sl_buf *b, const sl_column *c)
+{
+    if (sl_column_is_null(c, 0)) {
+        sl_buf_printf(b, "NULL");
+    } else if (sl_type_is_var(c->type)) {
+        uint32_t n;
+        const char *s = sl_column_get_str(c, 0, &n);
+        sl_buf_put_u8(b, '\'');
+        for (uint32_t i = 0; i < n; i++) {
+            if (s[i] == '\'' || s[i] == '\\')
+                sl_buf_put_u8(b, (uint8_t)s[i]);
+            sl_buf_put_u8(b, (uint8_t)s[i]);
+        }
+        sl_buf_put_u8(b, '\'');
+    } else if (c->type == SL_T_BOOL) {
+        sl_buf_printf(b, "%s", sl_column_get_i64(c, 0) ? "true" : "false");
+    } else if (c->type == SL_T_FLOAT || c->type == SL_T_DOUBLE) {
+        sl_buf_printf(b, "%.17g", sl_column_get_f64(c, 0));
+    } else if (sl_type_is_unsigned_int(c->type)) {
+        sl_buf_printf(b, "%" PRIu64, sl_column_get_u64(c, 0));
+    } else {
+        sl_buf_printf(b, "%" PRId64, sl_column_get_i64(c, 0));
+    }
+}
+
+/* Creates one child table as CREATE TABLE IF NOT EXISTS ... USING ... TAGS would. */
+static int auto_create_one(sl_mdaemon *md, const Sluice__AutoCreateItem *it,
+                           sl_mcatalog_table *out, sl_error *err)
+{
+    sl_block tv;
+    sl_block_init(&tv);
+    sl_buf sql;
+    sl_buf_init(&sql);
+    sl_parse_result *pr = NULL;
+    int rc = sl_block_decode(it->tag_values.data, it->tag_values.len, &tv, err);
+    if (rc < 0)
+        goto done;
+    if (tv.nrows != 1 || (it->n_tag_names > 0 && tv.ncols != it->n_tag_names)) {
+        rc = sl_error_set(err, SL_EINVAL, 0, 0,
+                          "tag values of '%s' must be one row with one column per tag name",
+                          it->name);
+        goto done;
+    }
+    sl_buf_printf(&sql, "CREATE TABLE IF NOT EXISTS ");
+    put_ident(&sql, it->db);
+    sl_buf_put_u8(&sql, '.');
+    put_ident(&sql, it->name);
+    sl_buf_printf(&sql, " USING ");
+    put_ident(&sql, it->db);
+    sl_buf_put_u8(&sql, '.');
+    put_ident(&sql, it->stable);
+    if (it->n_tag_names > 0) {
+        sl_buf_printf(&sql, " (");
+        for (size_t i = 0; i < it->n_tag_names; i++) {
+            if (i)
+                sl_buf_put_u8(&sql, ',');
+            put_ident(&sql, it->tag_names[i]);
+        }
+        sl_buf_put_u8(&sql, ')');
+    }
+    sl_buf_printf(&sql, " TAGS (");
+    for (uint32_t i = 0; i < tv.ncols; i++) {
+        if (i)
+            sl_buf_put_u8(&sql, ',');
+        put_literal(&sql, &tv.cols[i]);
+    }
+    sl_buf_put_u8(&sql, ')');
+    rc = sl_parse((const char *)sql.data, sql.len, &pr, err);
+    if (rc < 0)
+        goto done;
+    sl_ddl_result dr;
+    rc = sl_mcatalog_exec_ddl(md->md_cat, pr->stmts[0], it->db, &dr, err);
+    if (rc < 0)
+        goto done;
+    sl__md_journal_note(md, &dr);
+    sl_ddl_result_fini(&dr);
+    rc = sl_mcatalog_table_get(md->md_cat, it->db, it->name, out, err);
+    if (rc == 0 && out->meta.kind != SL_TABLE_CHILD)
+        rc = sl_error_set(err, SL_EEXIST, 0, 0, "table '%s' exists and is not a child table",
+                          it->name);
+    if (rc == 0 && out->stable != NULL && strcasecmp(out->stable, it->stable) != 0)
+        rc = sl_error_set(err, SL_EEXIST, 0, 0, "table '%s' is a child of '%s', not of '%s'",
+                          it->name, out->stable, it->stable);
+done:
+    sl_parse_result_free(pr);
+    sl_buf_fini(&sql);
+    sl_block_fini(&tv);
+    return rc;
+}
+
+static void m_auto_create(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__AutoCreateRequest *rq = sluice__auto_create_request__unpack(NULL, req->len,
+                                                                         req->payload);
+    if (rq == NULL) {
+        reply_fail(reply, SL_ECORRUPT, "malformed AutoCreateRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_arena a;
+    sl_arena_init(&a);
+    Sluice__AutoCreateReply rp = SLUICE__AUTO_CREATE_REPLY__INIT;
+    rp.metas = sl_arena_alloc(&a, sizeof(*rp.metas) * (rq->n_items + 1));
+    int rc = rp.metas ? 0 : SL_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < rq->n_items; i++) {
+        sl_mcatalog_table t;
+        rc = auto_create_one(md, rq->items[i], &t, &err);
+        if (rc == 0) {
+            rp.metas[i] = meta_pb(&a, md->md_cat, &t);
+            rp.n_metas++;
+            if (rp.metas[i] == NULL)
+                rc = SL_ENOMEM;
+        }
+    }
+    if (rc < 0)
+        reply_sl_error(reply, rc, &err);
+    else
+        reply_pb(reply, &rp.base);
+    sl_arena_fini(&a);
+    sluice__auto_create_request__free_unpacked(rq, NULL);
+}
+
+/* ------------------------------------------------------------------ nodes */
+
+static void m_register(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__RegisterRequest *rq = sluice__register_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        reply_fail(reply, SL_ECORRUPT, "malformed RegisterRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    uint32_t id = 0;
+    int rc = SL_EINVAL;
+    if (rq->kind != SL_MC_VNODE && rq->kind != SL_MC_SNODE)
+        sl_error_set(&err, SL_EINVAL, 0, 0, "register: unknown node kind %u", rq->kind);
+    else
+        rc = sl_mcatalog_node_register(md->md_cat, (sl_mc_node_kind)rq->kind, rq->address,
+                                       sl__md_now_ms(), &id, &err);
+    if (rc < 0) {
+        reply_sl_error(reply, rc, &err);
+    } else {
+        sl_log(SL_LOG_INFO, "mnode", "node registered node_id=%u kind=%s addr=%s", id,
+               sl_mc_node_kind_name((sl_mc_node_kind)rq->kind), rq->address);
+        Sluice__RegisterReply rp = SLUICE__REGISTER_REPLY__INIT;
+        rp.node_id = id;
+        rp.epoch = md->md_version;
+        reply_pb(reply, &rp.base);
+    }
+    sluice__register_request__free_unpacked(rq, NULL);
+}
+
+typedef struct hb_walk {
+    uint32_t node;
+    uint32_t *ids;
+    size_t n, cap;
+} hb_walk;
+
+static int hb_vgroup(void *arg, const sl_mcatalog_vgroup *vg)
+{
+    hb_walk *w = arg;
+    if (vg->vnode_id != w->node)
+        return 0;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        uint32_t *p = realloc(w->ids, cap * sizeof(*p));
+        if (p == NULL)
+            return SL_ENOMEM;
+        w->ids = p;
+        w->cap = cap;
+    }
+    w->ids[w->n++] = vg->id;
+    return 0;
+}
+
+static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__HeartbeatRequest *rq = sluice__heartbeat_request__unpack(NULL, req->len,
+                                                                      req->payload);
+    if (rq == NULL) {
+        reply_fail(reply, SL_ECORRUPT, "malformed HeartbeatRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    int rc = sl_mcatalog_node_heartbeat(md->md_cat, rq->node_id, sl__md_now_ms(), &err);
+    hb_walk w = {.node = rq->node_id};
+    if (rc == 0)
+        rc = sl_mcatalog_each_vgroup(md->md_cat, hb_vgroup, &w);
+    if (rc < 0) {
+        reply_sl_error(reply, rc, &err);
+    } else {
+        Sluice__HeartbeatReply rp = SLUICE__HEARTBEAT_REPLY__INIT;
+        rp.epoch = md->md_version;
+        rp.catalog_version = md->md_version;
+        rp.n_vgroups = w.n;
+        rp.vgroups = w.ids;
+        reply_pb(reply, &rp.base);
+    }
+    free(w.ids);
+    sluice__heartbeat_request__free_unpacked(rq, NULL);
+}
+
+/* ------------------------------------------------------------------ VGROUP_TABLES */
+
+typedef struct vt_walk {
+    sl_arena *a;
+    sl_mcatalog *cat;
+    uint32_t vgroup;
+    bool supers_only; /* incremental replies list every super table, tables from the journal */
+    Sluice__TableDef **defs;
+    size_t n, cap;
+    int rc;
+} vt_walk;
+
+static int vt_add(vt_walk *w, const sl_mcatalog_table *t, bool dropped);
+
+static int vt_table(void *arg, const sl_mcatalog_table *t)
+{
+    vt_walk *w = arg;
+    if (t->meta.kind != SL_TABLE_SUPER && (w->supers_only || t->vgroup_id != w->vgroup))
+        return 0;
+    return vt_add(w, t, false);
+}
+
+/* Appends the def of t (or, dropped, a tombstone for uid t->uid). */
+static int vt_add(vt_walk *w, const sl_mcatalog_table *t, bool dropped)
+{
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 64;
+        Sluice__TableDef **p = realloc(w->defs, cap * sizeof(*p));
+        if (p == NULL)
+            return SL_ENOMEM;
+        w->defs = p;
+        w->cap = cap;
+    }
+    Sluice__TableDef *d = ARENA_NEW(w->a, Sluice__TableDef);
+    if (d == NULL)
+        return SL_ENOMEM;
+    sluice__table_def__init(d);
+    d->uid = t->uid;
+    d->name = sl_arena_strdup(w->a, t->meta.name);
+    if (dropped) {
+        d->dropped = true;
+        w->defs[w->n++] = d;
+        return d->name ? 0 : SL_ENOMEM;
+    }
+    d->kind = (uint32_t)t->meta.kind;
+    d->n_columns = (size_t)t->meta.ncols;
+    d->columns = fields_pb(w->a, t->meta.cols, t->meta.ncols);
+    d->n_tags = (size_t)t->meta.ntags;
+    d->tags = fields_pb(w->a, t->meta.tags, t->meta.ntags);
+    d->precision = (uint32_t)t->meta.precision;
+    d->stable_uid = t->stable_uid;
+    if (d->name == NULL || d->columns == NULL || d->tags == NULL)
+        return SL_ENOMEM;
+    if (t->tagvals != NULL && block_pb(w->a, t->tagvals, &d->tag_values) < 0)
+        return SL_ENOMEM;
+    w->defs[w->n++] = d;
+    return 0;
+}
+
+static void m_vgroup_tables(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__VgroupTablesRequest *rq = sluice__vgroup_tables_request__unpack(NULL, req->len,
+                                                                             req->payload);
+    if (rq == NULL) {
+        reply_fail(reply, SL_ECORRUPT, "malformed VgroupTablesRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_arena a;
+    sl_arena_init(&a);
+    sl_mcatalog_vgroup vg;
+    sl_mcatalog_db db;
+    vt_walk w = {.a = &a, .cat = md->md_cat, .vgroup = rq->vgroup_id};
+    /* A copy from this run of the mnode gets the journal's changes since it. */
+    bool full = rq->after_catalog_version < md->md_floor ||
+                rq->after_catalog_version > md->md_version;
+    w.supers_only = !full;
+    int rc = sl_mcatalog_vgroup_get(md->md_cat, rq->vgroup_id, &vg, &err);
+    if (rc == 0)
+        rc = sl_mcatalog_db_get(md->md_cat, vg.db, &db, &err);
+    if (rc == 0)
+        rc = sl_mcatalog_each_table(md->md_cat, vg.db, NULL, vt_table, &w, &err);
+    for (size_t i = sl__md_journal_after(md, rq->after_catalog_version);
+         rc == 0 && !full && i < md->md_njournal; i++) {
+        const md_jentry *e = &md->md_journal[i];
+        if (e->vgroup != rq->vgroup_id)
+            continue;
+        sl_mcatalog_table t;
+        if (e->dropped) {
+            memset(&t, 0, sizeof(t));
+            t.uid = e->uid;
+            t.meta.name = e->name;
+            rc = vt_add(&w, &t, true);
+        } else if (sl_mcatalog_table_get(md->md_cat, e->db, e->name, &t, NULL) == 0 &&
+                   t.uid == e->uid) {
+            rc = vt_add(&w, &t, false);
+        } /* else dropped later: its tombstone follows */
+    }
+    if (rc < 0) {
+        reply_sl_error(reply, rc, &err);
+    } else {
+        Sluice__VgroupTablesReply rp = SLUICE__VGROUP_TABLES_REPLY__INIT;
+        rp.catalog_version = md->md_version;
+        rp.n_tables = w.n;
+        rp.tables = w.defs;
+        rp.db = (char *)db.name;
+        rp.precision = (uint32_t)db.precision;
+        rp.full = full;
+        reply_pb(reply, &rp.base);
+    }
+    free(w.defs);
+    sl_arena_fini(&a);
+    sluice__vgroup_tables_request__free_unpacked(rq, NULL);
+}
+
+const sl_rpc_method sl__mnode_methods[] = {
+    {.number = SLUICE__MNODE_METHOD__MNODE_EXEC, .name = "EXEC", .handler = m_exec},
+    {.number = SLUICE__MNODE_METHOD__MNODE_TABLE_META, .name = "TABLE_META",
+     .handler = m_table_meta},
+    {.number = SLUICE__MNODE_METHOD__MNODE_DB_INFO, .name = "DB_INFO", .handler = m_db_info},
+    {.number = SLUICE__MNODE_METHOD__MNODE_AUTO_CREATE, .name = "AUTO_CREATE",
+     .handler = m_auto_create},
+    {.number = SLUICE__MNODE_METHOD__MNODE_REGISTER, .name = "REGISTER", .handler = m_register},
+    {.number = SLUICE__MNODE_METHOD__MNODE_HEARTBEAT, .name = "HEARTBEAT",
+     .handler = m_heartbeat},
+    {.number = SLUICE__MNODE_METHOD__MNODE_VGROUP_TABLES, .name = "VGROUP_TABLES",
+     .handler = m_vgroup_tables},
+};
+const int sl__mnode_nmethods = (int)(sizeof(sl__mnode_methods) / sizeof(sl__mnode_methods[0]));

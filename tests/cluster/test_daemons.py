@@ -1,0 +1,257 @@
+"""The storage-cluster daemons end to end: registration, DDL through MNODE_EXEC, writes and
+queries through the vnode services, kill -9 durability, and garbage on every port.
+
+The requests are sent by build/bin/sluice-rpc (tools/sluice-rpc.c), which speaks the
+proto/*.proto contracts; expected values are generated here, never read back from the code
+under test.
+"""
+import os
+import signal
+import socket
+import subprocess
+import time
+
+
+def rows_of(out):
+    return [line.split(",") for line in out.splitlines() if line]
+
+
+def setup_schema(c, vgroups=4):
+    c.exec(f"CREATE DATABASE db VGROUPS {vgroups}")
+    c.exec("CREATE STABLE st (ts TIMESTAMP, v BIGINT, s VARCHAR(16)) TAGS (loc VARCHAR(8), g INT)",
+           "db")
+
+
+def test_register_and_ddl(cluster):
+    c = cluster
+    assert c.alive_vnodes() == {c.vaddr(0), c.vaddr(1)}
+    setup_schema(c)
+    r = c.exec("USE db")
+    assert r.stdout.strip() == "OK affected=0 db=db"
+    c.exec("CREATE TABLE t1 USING st TAGS ('north', 1)", "db")
+    c.exec("CREATE TABLE n1 (ts TIMESTAMP, x DOUBLE)", "db")
+    r = c.exec("SELECT table_name, stable_name FROM information_schema.ins_tables "
+               "ORDER BY table_name")
+    assert rows_of(r.stdout)[1:] == [["n1", "NULL"], ["t1", "st"]]
+    r = c.exec("SHOW VNODES")
+    vg = rows_of(r.stdout)[1:]
+    assert len(vg) == 4
+    # Two alive vnodes, fewest vgroups first: 2 each.
+    assert sorted(sum(1 for v in vg if v[4] == a) for a in (c.vaddr(0), c.vaddr(1))) == [2, 2]
+    r = c.exec("DESCRIBE st", "db")
+    assert [row[0] for row in rows_of(r.stdout)[1:]] == ["ts", "v", "s", "loc", "g"]
+    # Errors: duplicate, unknown type, bad SQL -> error, nothing changed.
+    r = c.exec("CREATE TABLE t1 USING st TAGS ('x', 2)", "db", check=False)
+    assert r.returncode != 0 and "exist" in r.stderr
+    r = c.exec("CREATE TABLE bad (ts TIMESTAMP, x NOSUCHTYPE)", "db", check=False)
+    assert r.returncode != 0
+    r = c.exec("SELEC 1", check=False)
+    assert r.returncode != 0 and "error -3" in r.stderr
+    r = c.exec("INSERT INTO t1 VALUES (1, 2, 'a')", "db", check=False)
+    assert r.returncode != 0 and "error -10" in r.stderr
+    r = c.exec("SHOW TABLES", "db")
+    assert sorted(row[0] for row in rows_of(r.stdout)[1:]) == ["n1", "t1"]
+
+
+def test_write_query_delete_changes(cluster):
+    c = cluster
+    setup_schema(c)
+    c.exec("CREATE TABLE t1 USING st TAGS ('north', 1)", "db")
+    c.exec("CREATE TABLE t2 USING st TAGS ('south', 2)", "db")
+    # Written right after CREATE TABLE: the vnode fetches the new definition itself.
+    rows1 = [(1000 + i, i * 3 - 7, f"s{i}") for i in range(2500)]
+    csv1 = "".join(f"{t},{v},{s}\n" for t, v, s in rows1)
+    r = c.rpc("write", c.maddr, "db", "t1", 700, stdin=csv1)
+    acks = [int(line.split()[1]) for line in r.stdout.splitlines()]
+    assert acks == [700, 1400, 2100, 2500]
+    c.rpc("write", c.maddr, "db", "t2", stdin="5,,NULL\n6,42,x\n")
+    # Read back with small pages (cursors).
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, v, s FROM t1", 4096)
+    assert rows_of(r.stdout) == [[str(t), str(v), s] for t, v, s in rows1]
+    # PARTIAL output of a plain SELECT is the scanned columns (ts first); the client projects.
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, tbname, loc, g, v FROM st WHERE ts < 1002")
+    got = sorted(rows_of(r.stdout))
+    assert got == sorted([["1000", "t1", "north", "1", "-7"], ["1001", "t1", "north", "1", "-4"],
+                          ["5", "t2", "south", "2", "NULL"], ["6", "t2", "south", "2", "42"]])
+    # An update (same timestamp) and a delete range.
+    c.rpc("write", c.maddr, "db", "t1", stdin="1000,99,upd\n")
+    r = c.rpc("delete", c.maddr, "db", "t1", 1010, 1019)
+    assert r.stdout.split()[1] == "10"
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, v, s FROM t1 WHERE ts <= 1020")
+    exp = [["1000", "99", "upd"]] + [[str(t), str(v), s] for t, v, s in rows1[1:10]] + \
+          [["1020", str(20 * 3 - 7), "s20"]]
+    assert rows_of(r.stdout) == exp
+    # The change log of t1's vgroup: 4 write batches, the update, the delete.
+    meta = c.rpc("meta", c.maddr, "db", "t1").stdout
+    fields = dict(kv.split("=", 1) for kv in meta.split())
+    vg, vnode = fields["vgroup"], fields["vnode"]
+    st = c.rpc("status", vnode, vg).stdout
+    last = int(dict(kv.split("=") for kv in st.split())["last_version"])
+    r = c.rpc("changes", vnode, vg, 0)
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"last_version={last} changes={len(lines) - 1}"
+    t1_changes = [ln for ln in lines[1:] if f"uid={fields['uid']} " in ln]
+    kinds = [ln.split("kind=")[1].split()[0] for ln in t1_changes]
+    assert kinds == ["1", "1", "1", "1", "1", "2"]
+    # Long poll: returns as soon as a write lands.
+    p = subprocess.Popen([os.path.join(c.bin, "sluice-rpc"), "changes", vnode, vg, str(last),
+                          "20000"], stdout=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    assert p.poll() is None
+    t0 = time.time()
+    c.rpc("write", c.maddr, "db", "t1", stdin="999999,1,late\n")
+    out, _ = p.communicate(timeout=10)
+    assert time.time() - t0 < 5
+    assert out.splitlines()[0] == f"last_version={last + 1} changes=1"
+
+
+def test_kill9_vnode_keeps_acknowledged_rows(cluster):
+    c = cluster
+    setup_schema(c, vgroups=2)
+    c.exec("CREATE TABLE k1 USING st TAGS ('k', 7)", "db")
+    meta = c.rpc("meta", c.maddr, "db", "k1").stdout
+    fields = dict(kv.split("=", 1) for kv in meta.split())
+    victim = [i for i in range(2) if c.vaddr(i) == fields["vnode"]][0]
+    total, batch = 400000, 500
+    path = os.path.join(c.root, "load.csv")
+    with open(path, "w") as f:
+        for t in range(total):
+            f.write(f"{t},{t * 2},r{t % 97}\n")
+    with open(path) as f:
+        loader = subprocess.Popen([os.path.join(c.bin, "sluice-rpc"), "write", c.maddr, "db",
+                                   "k1", str(batch)], stdin=f, stdout=subprocess.PIPE, text=True,
+                                  env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+        acked = 0
+        for line in loader.stdout:
+            acked = int(line.split()[1])
+            if acked >= 20000:
+                break
+        c.kill(f"vnode{victim}", signal.SIGKILL)
+        for line in loader.stdout:  # acks that arrived before the kill
+            acked = int(line.split()[1])
+        loader.wait(timeout=30)
+    assert 20000 <= acked < total
+    c.start_vnode(victim)
+    c.wait_serving(c.vaddr(victim), fields["vgroup"])
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, v, s FROM k1")
+    got = rows_of(r.stdout)
+    # Every acknowledged row, and only whole batches beyond them.
+    assert len(got) >= acked and len(got) % batch == 0
+    assert got == [[str(t), str(t * 2), f"r{t % 97}"] for t in range(len(got))]
+
+
+def envelope(method, payload):
+    """A hand-encoded sluice.Envelope: version 1, method, request_id 7, payload."""
+    def varint(n):
+        out = bytearray()
+        while True:
+            b = n & 0x7F
+            n >>= 7
+            out.append(b | (0x80 if n else 0))
+            if not n:
+                return bytes(out)
+    return (b"\x08\x01\x10" + varint(method) + b"\x18\x07\x32" + varint(len(payload))
+            + payload)
+
+
+def test_garbage_on_every_port(cluster):
+    c = cluster
+    setup_schema(c)
+    c.exec("CREATE TABLE g1 USING st TAGS ('g', 1)", "db")
+    c.rpc("write", c.maddr, "db", "g1", stdin="1,1,a\n")
+    rnd = os.urandom(4096)
+    for port in [c.mport] + c.vports:
+        url = f"tcp://127.0.0.1:{port}"
+        # Raw TCP garbage (not even an SP handshake), then a half-open connection.
+        for chunk in (rnd, b"\x00SP\x00\x00\x30\x00\x00" + rnd[:100], b"\xff" * 64):
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                try:
+                    s.sendall(chunk)
+                    s.settimeout(0.5)
+                    s.recv(100)
+                except OSError:
+                    pass
+        # nng frames with garbage: an undecodable envelope, and valid envelopes whose
+        # payload is garbage for every method number.
+        r = c.rpc("raw", url, "random:2000")
+        assert r.stdout.startswith("reply ")
+        for method in range(0, 10):
+            for payload in (rnd[:300], b"\x0a\xff\xff\xff\xff\x0f", b"\x12\x05ab"):
+                r = c.rpc("raw", url, "hex:" + envelope(method, payload).hex(), check=False)
+                assert r.returncode == 0, r.stderr
+        # An oversized frame is dropped, not buffered.
+        c.rpc("raw", url, "random:20000000", check=False, timeout=60)
+    # Everyone still serves.
+    assert c.alive_vnodes() == {c.vaddr(0), c.vaddr(1)}
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, v, s FROM g1")
+    assert rows_of(r.stdout) == [["1", "1", "a"]]
+    for name, p in c.procs.items():
+        assert p.poll() is None, f"{name} exited"
+
+
+def test_many_tables_sync_and_drop(cluster):
+    c = cluster
+    setup_schema(c)
+    n = 120
+    for i in range(n):
+        c.exec(f"CREATE TABLE m{i} USING st TAGS ('t{i % 5}', {i})", "db")
+        # Each written at once: the owning vnode learns the table on demand.
+        c.rpc("write", c.maddr, "db", f"m{i}", stdin=f"{i},{i * 10},x{i}\n")
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, tbname, g, v FROM st")
+    assert sorted(rows_of(r.stdout)) == sorted([[str(i), f"m{i}", str(i), str(i * 10)]
+                                                for i in range(n)])
+    c.exec("DROP TABLE m7", "db")
+    c.exec("DROP TABLE m8", "db")
+    expect = sorted([[str(i), f"m{i}"] for i in range(n) if i not in (7, 8)])
+    deadline = time.time() + 10
+    while True:  # the vnodes learn drops through the heartbeat
+        r = c.rpc("query", c.maddr, "db", "SELECT ts, tbname FROM st")
+        if sorted(rows_of(r.stdout)) == expect or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    assert sorted(rows_of(r.stdout)) == expect
+    # A re-created table with the same name is a new, empty table.
+    c.exec("CREATE TABLE m7 USING st TAGS ('again', 700)", "db")
+    c.rpc("write", c.maddr, "db", "m7", stdin="77,1,y\n")
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, g FROM m7")
+    assert rows_of(r.stdout) == [["77", "700"]]
+
+
+def test_kill9_mnode_keeps_catalog(cluster):
+    c = cluster
+    setup_schema(c)
+    c.exec("CREATE TABLE a1 USING st TAGS ('a', 1)", "db")
+    c.rpc("write", c.maddr, "db", "a1", stdin="1,1,a\n")
+    before = c.exec("SELECT table_name, uid, vgroup_id FROM information_schema.ins_tables").stdout
+    vnodes = c.exec("SHOW VNODES").stdout
+    c.kill("mnode", signal.SIGKILL)
+    c.start_mnode()
+    c.wait_registered([c.vaddr(0), c.vaddr(1)])
+    assert c.exec("SELECT table_name, uid, vgroup_id FROM information_schema.ins_tables"
+                  ).stdout == before
+    assert c.exec("SHOW VNODES").stdout == vnodes
+    # The restarted mnode's tables reach the vnodes (a full sync: a new catalog version).
+    c.exec("CREATE TABLE a2 USING st TAGS ('b', 2)", "db")
+    c.rpc("write", c.maddr, "db", "a2", stdin="2,2,b\n")
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, tbname, v FROM st")
+    assert sorted(rows_of(r.stdout)) == [["1", "a1", "1"], ["2", "a2", "2"]]
+
+
+def test_auto_create(cluster):
+    c = cluster
+    setup_schema(c)
+    r = c.rpc("autocreate", c.maddr, "db", "ac1", "st", "it's,5")
+    f = dict(kv.split("=", 1) for kv in r.stdout.split())
+    assert f["kind"] == "1" and f["stable"] == "st"
+    # Again: the same table, not a new one.
+    r2 = c.rpc("autocreate", c.maddr, "db", "ac1", "st", "it's,5")
+    assert dict(kv.split("=", 1) for kv in r2.stdout.split())["uid"] == f["uid"]
+    c.rpc("write", c.maddr, "db", "ac1", stdin="3,4,z\n")
+    r = c.rpc("query", c.maddr, "db", "SELECT ts, loc, g, v FROM st")
+    assert rows_of(r.stdout) == [["3", "it's", "5", "4"]]
+    # A normal table of that name is not a child of st; a wrong tag type is refused.
+    c.exec("CREATE TABLE plain (ts TIMESTAMP, x INT)", "db")
+    r = c.rpc("autocreate", c.maddr, "db", "plain", "st", "a,1", check=False)
+    assert r.returncode != 0
+    r = c.rpc("autocreate", c.maddr, "db", "ac2", "st", "waytoolongvalue,1", check=False)
+    assert r.returncode != 0

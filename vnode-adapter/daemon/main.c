@@ -1,0 +1,216 @@
+/*
+ * main.c - sluice-vnode: flags and config, the RPC server, the mnode link's timer and
+ * clean shutdown on SIGTERM/SIGINT.
+ *
+ * Configuration: `--config FILE` holds `key = value` lines with the flags' long names
+ * (data, port, host, advertise, mnode, log-level); flags on the command line win.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/util/config.h"
+#include "common/util/log.h"
+#include "vdaemon.h"
+
+#define VD_DEFAULT_PORT 6100
+
+typedef struct vd_opts {
+    char data[1024];
+    char host[256];
+    char advertise[300];
+    char mnode[300];
+    int port;
+    char log_level[16];
+} vd_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: sluice-vnode [options]\n"
+            "  --help               this text\n"
+            "  --config FILE        key = value settings (same names as the flags)\n"
+            "  --data DIR           data directory (default ./vnode-data)\n"
+            "  --port N             listen port (default %d)\n"
+            "  --host ADDR          listen address (default 127.0.0.1)\n"
+            "  --advertise URL      address registered with the mnode (default tcp://HOST:PORT)\n"
+            "  --mnode URL          the mnode (default tcp://127.0.0.1:6030)\n"
+            "  --log-level LEVEL    debug, info, warn, error (default info)\n",
+            VD_DEFAULT_PORT);
+}
+
+static int set_opt(vd_opts *o, const char *key, const char *val, sl_error *err)
+{
+    char *end;
+    if (strcmp(key, "data") == 0) {
+        snprintf(o->data, sizeof(o->data), "%s", val);
+    } else if (strcmp(key, "host") == 0) {
+        snprintf(o->host, sizeof(o->host), "%s", val);
+    } else if (strcmp(key, "advertise") == 0) {
+        snprintf(o->advertise, sizeof(o->advertise), "%s", val);
+    } else if (strcmp(key, "mnode") == 0) {
+        snprintf(o->mnode, sizeof(o->mnode), "%s", val);
+    } else if (strcmp(key, "port") == 0) {
+        long p = strtol(val, &end, 10);
+        if (*val == '\0' || *end != '\0' || p <= 0 || p > 65535)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "bad port '%s'", val);
+        o->port = (int)p;
+    } else if (strcmp(key, "log-level") == 0) {
+        sl_log_level l;
+        if (sl_log_level_parse(val, &l) < 0)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "bad log-level '%s'", val);
+        snprintf(o->log_level, sizeof(o->log_level), "%s", val);
+    } else {
+        return sl_error_set(err, SL_EINVAL, 0, 0, "unknown setting '%s'", key);
+    }
+    return 0;
+}
+
+static int config_cb(void *arg, const char *key, const char *value, int line, sl_error *err)
+{
+    (void)line;
+    return set_opt(arg, key, value, err);
+}
+
+typedef struct vd_main {
+    sl_vdaemon *vd;
+    uv_signal_t sigterm, sigint;
+} vd_main;
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    vd_main *m = h->data;
+    sl_vdaemon *vd = m->vd;
+    sl_log(SL_LOG_INFO, "vnode", "signal %d: shutting down", signum);
+    vd->vd_stopping = true;
+    uv_timer_stop(&vd->vd_tick);
+    uv_close((uv_handle_t *)&vd->vd_tick, NULL);
+    uv_close((uv_handle_t *)&m->sigterm, NULL);
+    uv_close((uv_handle_t *)&m->sigint, NULL);
+    /* Polls and cursors first (they hold reply handles and snapshots), then the server. */
+    sl__vn_cursors_sweep(vd, 0, NULL);
+    for (int i = 0; i < vd->vd_nvgroups; i++)
+        sl__vn_fail_polls(vd->vd_vgroups[i]);
+    sl_rpc_server_close(vd->vd_srv);
+    vd->vd_srv = NULL;
+    sl_rpc_client_close(vd->vd_mnode);
+    vd->vd_mnode = NULL;
+}
+
+int main(int argc, char **argv)
+{
+    vd_opts o = {.port = VD_DEFAULT_PORT};
+    snprintf(o.data, sizeof(o.data), "./vnode-data");
+    snprintf(o.host, sizeof(o.host), "127.0.0.1");
+    snprintf(o.mnode, sizeof(o.mnode), "tcp://127.0.0.1:6030");
+    snprintf(o.log_level, sizeof(o.log_level), "info");
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"config", required_argument, NULL, 'c'},
+        {"data", required_argument, NULL, 'd'},
+        {"port", required_argument, NULL, 'p'},
+        {"host", required_argument, NULL, 'H'},
+        {"advertise", required_argument, NULL, 'a'},
+        {"mnode", required_argument, NULL, 'm'},
+        {"log-level", required_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0},
+    };
+    sl_error err = {0};
+    sl_error_clear(&err);
+    for (int i = 1; i < argc; i++) {
+        const char *cfg = NULL;
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            cfg = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            cfg = argv[i] + 9;
+        if (cfg != NULL && sl_config_load(cfg, config_cb, &o, &err) < 0) {
+            fprintf(stderr, "sluice-vnode: %s\n", err.msg);
+            return 2;
+        }
+    }
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        const char *key = NULL;
+        switch (c) {
+        case 'h': usage(stdout); return 0;
+        case 'c': continue;
+        case 'd': key = "data"; break;
+        case 'p': key = "port"; break;
+        case 'H': key = "host"; break;
+        case 'a': key = "advertise"; break;
+        case 'm': key = "mnode"; break;
+        case 'l': key = "log-level"; break;
+        default: usage(stderr); return 2;
+        }
+        if (set_opt(&o, key, optarg, &err) < 0) {
+            fprintf(stderr, "sluice-vnode: %s\n", err.msg);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sluice-vnode: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    sl_log_level lvl;
+    sl_log_level_parse(o.log_level, &lvl);
+    sl_log_set_level(lvl);
+
+    static sl_vdaemon vd;
+    vd.vd_loop = uv_default_loop();
+    vd.vd_next_cursor = (uint64_t)sl__vn_now_ms() << 16;
+    snprintf(vd.vd_data, sizeof(vd.vd_data), "%s", o.data);
+    snprintf(vd.vd_mnode_url, sizeof(vd.vd_mnode_url), "%s", o.mnode);
+    if (o.advertise[0])
+        snprintf(vd.vd_addr, sizeof(vd.vd_addr), "%s", o.advertise);
+    else
+        snprintf(vd.vd_addr, sizeof(vd.vd_addr), "tcp://%s:%d", o.host, o.port);
+    if (mkdir(o.data, 0755) < 0 && errno != EEXIST) {
+        sl_log(SL_LOG_ERROR, "vnode", "cannot create data dir=%s: %s", o.data, strerror(errno));
+        return 1;
+    }
+    int rc = sl_rpc_client_open(&vd.vd_mnode, o.mnode, NULL, &err);
+    if (rc < 0) {
+        sl_log(SL_LOG_ERROR, "vnode", "bad mnode url=%s: %s", o.mnode, err.msg);
+        return 1;
+    }
+    char url[320];
+    snprintf(url, sizeof(url), "tcp://%s:%d", o.host, o.port);
+    sl_rpc_limits lim;
+    sl_rpc_limits_default(&lim);
+    lim.max_msg_bytes = 64u << 20;
+    lim.max_inflight = 256;
+    rc = sl_rpc_server_open(&vd.vd_srv, vd.vd_loop, url, sl__vnode_methods, sl__vnode_nmethods,
+                            &vd, &lim, &err);
+    if (rc < 0) {
+        sl_log(SL_LOG_ERROR, "vnode", "cannot listen url=%s: %s", url, err.msg);
+        sl_rpc_client_close(vd.vd_mnode);
+        return 1;
+    }
+    vd_main m = {.vd = &vd};
+    uv_signal_init(vd.vd_loop, &m.sigterm);
+    uv_signal_init(vd.vd_loop, &m.sigint);
+    m.sigterm.data = m.sigint.data = &m;
+    uv_signal_start(&m.sigterm, on_signal, SIGTERM);
+    uv_signal_start(&m.sigint, on_signal, SIGINT);
+    uv_timer_init(vd.vd_loop, &vd.vd_tick);
+    vd.vd_tick.data = &vd;
+    uv_timer_start(&vd.vd_tick, sl__vn_tick, 0, 1000);
+    sl_log(SL_LOG_INFO, "vnode", "listening url=%s advertise=%s mnode=%s data=%s", url,
+           vd.vd_addr, o.mnode, o.data);
+    uv_run(vd.vd_loop, UV_RUN_DEFAULT);
+    sl_rpc_server_close(vd.vd_srv);
+    sl_rpc_client_close(vd.vd_mnode);
+    uv_run(vd.vd_loop, UV_RUN_DEFAULT);
+    while (vd.vd_nvgroups > 0)
+        sl__vn_vgroup_close(&vd, vd.vd_vgroups[vd.vd_nvgroups - 1]);
+    free(vd.vd_vgroups);
+    uv_run(vd.vd_loop, UV_RUN_NOWAIT);
+    uv_loop_close(vd.vd_loop);
+    sl_log(SL_LOG_INFO, "vnode", "stopped");
+    return 0;
+}

@@ -1,0 +1,474 @@
+/*
+ * query.c - VNODE_QUERY: the PARTIAL half of a SELECT over one vgroup, paged.
+ *
+ * The statement is planned with SL_PLAN_PARTIAL against an sl_catalog over the vgroup:
+ * names resolve through the vgroup's index (super tables as synced from the mnode, child
+ * and normal tables as registered in the vstore); a super table's scan walks every local
+ * child of that super table, delivering tags and tbname as the constant columns the
+ * vstore's scans produce. Every scan of one query reads one vstore snapshot, whose version
+ * the reply reports, so pages of a query never mix versions.
+ *
+ * A query whose output exceeds the request's max_bytes stays open as a cursor (at most
+ * VN_MAX_CURSORS, each closed after VN_CURSOR_IDLE_MS without a continuation); the reply
+ * carries its id and the next request continues it.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/exec/plan.h"
+#include "common/sql/parser.h"
+#include "common/util/arena.h"
+#include "common/util/log.h"
+#include "vdaemon.h"
+#include "vnode.pb-c.h"
+
+#define VN_PAGE_DEFAULT (1u << 20)
+#define VN_PAGE_MAX (16u << 20)
+
+
+int64_t sl__vn_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The catalog of one query: the vgroup at one snapshot. Metas live in the arena. */
+typedef struct vn_qctx {
+    vn_vgroup *vg;
+    sl_vs_snapshot *snap;
+    sl_arena arena;
+} vn_qctx;
+
+struct vn_cursor {
+    vn_cursor *next;
+    uint64_t id;
+    vn_vgroup *vg;
+    vn_qctx *q;
+    sl_plan *plan;
+    int64_t last_used;
+    sl_buf pending; /* an encoded block that did not fit the previous page */
+};
+
+/* ---------------------------------------------------------------- catalog */
+
+static sl_field *arena_fields(sl_arena *a, const sl_field *f, int n)
+{
+    sl_field *v = sl_arena_alloc(a, sizeof(*v) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; v && i < n; i++) {
+        v[i] = f[i];
+        v[i].name = sl_arena_strdup(a, f[i].name);
+        if (v[i].name == NULL)
+            return NULL;
+    }
+    return v;
+}
+
+static sl_field *arena_vs_fields(sl_arena *a, const sl_vs_column *c, uint32_t n)
+{
+    sl_field *v = sl_arena_alloc(a, sizeof(*v) * (n > 0 ? n : 1));
+    for (uint32_t i = 0; v && i < n; i++) {
+        v[i].name = sl_arena_strdup(a, c[i].name);
+        v[i].type = c[i].type;
+        v[i].width = c[i].width;
+        if (v[i].name == NULL)
+            return NULL;
+    }
+    return v;
+}
+
+static int q_get_table(void *ud, const char *db, const char *name, sl_table_meta *out,
+                       sl_error *err)
+{
+    vn_qctx *q = ud;
+    vn_vgroup *vg = q->vg;
+    if (db != NULL && vg->vg_db[0] != '\0' && strcasecmp(db, vg->vg_db) != 0)
+        return sl_error_set(err, SL_ENOTFOUND, 0, 0, "database '%s' is not in vgroup %u", db,
+                            vg->vg_id);
+    memset(out, 0, sizeof(*out));
+    out->db = sl_arena_strdup(&q->arena, vg->vg_db);
+    out->precision = vg->vg_prec;
+    const vn_stable *st = sl__vn_stable_by_name(vg, name);
+    if (st != NULL) {
+        out->kind = SL_TABLE_SUPER;
+        out->name = sl_arena_strdup(&q->arena, st->name);
+        out->ncols = st->ncols;
+        out->cols = arena_fields(&q->arena, st->cols, st->ncols);
+        out->ntags = st->ntags;
+        out->tags = arena_fields(&q->arena, st->tags, st->ntags);
+    } else {
+        const vn_table *t = sl__vn_table_by_name(vg, name);
+        const sl_vs_table_def *d;
+        if (t == NULL || sl_vstore_table_acquire(vg->vg_vs, t->uid, &d, NULL) < 0)
+            return sl_error_set(err, SL_ENOTFOUND, 0, 0,
+                                "table '%s' does not exist in vgroup %u of database '%s'", name,
+                                vg->vg_id, vg->vg_db);
+        out->kind = d->kind == SL_VS_TABLE_CHILD ? SL_TABLE_CHILD : SL_TABLE_NORMAL;
+        out->name = sl_arena_strdup(&q->arena, d->name);
+        out->precision = d->precision;
+        out->ncols = (int)d->ncols;
+        out->cols = arena_vs_fields(&q->arena, d->cols, d->ncols);
+        out->ntags = (int)d->ntags;
+        out->tags = arena_vs_fields(&q->arena, d->tags, d->ntags);
+        sl_vstore_table_release(d);
+    }
+    if (out->db == NULL || out->name == NULL || out->cols == NULL || out->tags == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    return 0;
+}
+
+typedef struct vn_qscan {
+    vn_qctx *q;
+    uint64_t *uids; /* the tables to scan, fixed at open */
+    size_t n, cur;
+    sl_vs_scan *scan; /* of uids[cur], or NULL */
+    int *proj;
+    int nproj;
+    int64_t lo, hi;
+    sl_type *types; /* of the projection, for an empty result */
+    uint32_t *widths;
+} vn_qscan;
+
+static void q_scan_close(void *cursor)
+{
+    vn_qscan *s = cursor;
+    if (s == NULL)
+        return;
+    sl_vstore_scan_close(s->scan);
+    free(s->uids);
+    free(s->proj);
+    free(s->types);
+    free(s->widths);
+    free(s);
+}
+
+static int q_scan_open(void *ud, const sl_scan_req *req, void **cursor, sl_error *err)
+{
+    vn_qctx *q = ud;
+    vn_vgroup *vg = q->vg;
+    const sl_table_meta *m = req->table;
+    vn_qscan *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return SL_ENOMEM;
+    s->q = q;
+    s->nproj = req->nproj;
+    s->lo = req->ts_lo;
+    s->hi = req->ts_hi;
+    size_t np = (size_t)(req->nproj > 0 ? req->nproj : 1);
+    s->proj = malloc(np * sizeof(int));
+    s->types = malloc(np * sizeof(sl_type));
+    s->widths = malloc(np * sizeof(uint32_t));
+    s->uids = malloc(sizeof(uint64_t) * (size_t)(vg->vg_ntables + 1));
+    if (s->proj == NULL || s->types == NULL || s->widths == NULL || s->uids == NULL) {
+        q_scan_close(s);
+        return SL_ENOMEM;
+    }
+    for (int i = 0; i < req->nproj; i++) {
+        int p = req->proj[i];
+        s->proj[i] = p;
+        if (p == SL_PROJ_TBNAME) {
+            s->types[i] = SL_T_VARCHAR;
+            s->widths[i] = SL_TABLE_NAME_MAX;
+        } else if (p >= 0 && p < m->ncols) {
+            s->types[i] = m->cols[p].type;
+            s->widths[i] = m->cols[p].width;
+        } else if (p >= m->ncols && p < m->ncols + m->ntags) {
+            s->types[i] = m->tags[p - m->ncols].type;
+            s->widths[i] = m->tags[p - m->ncols].width;
+        } else {
+            q_scan_close(s);
+            return sl_error_set(err, SL_EINVAL, 0, 0, "scan of '%s' asks for column %d", m->name,
+                                p);
+        }
+    }
+    if (m->kind == SL_TABLE_SUPER) {
+        const vn_stable *st = sl__vn_stable_by_name(vg, m->name);
+        for (int i = 0; st && i < vg->vg_ntables; i++)
+            if (vg->vg_tables[i].kind == SL_TABLE_CHILD && vg->vg_tables[i].suid == st->uid)
+                s->uids[s->n++] = vg->vg_tables[i].uid;
+    } else {
+        const vn_table *t = sl__vn_table_by_name(vg, m->name);
+        if (t != NULL)
+            s->uids[s->n++] = t->uid;
+    }
+    *cursor = s;
+    return 0;
+}
+
+static int q_scan_next(void *cursor, sl_block *out, sl_error *err)
+{
+    vn_qscan *s = cursor;
+    while (s->cur < s->n) {
+        if (s->scan == NULL) {
+            sl_error e = {0};
+            int rc = sl_vstore_scan_open(s->q->vg->vg_vs, s->q->snap, s->uids[s->cur], s->proj,
+                                         s->nproj, s->lo, s->hi, &s->scan, &e);
+            if (rc == SL_ENOTFOUND) { /* dropped meanwhile */
+                s->cur++;
+                continue;
+            }
+            if (rc < 0)
+                return sl_error_set(err, rc, 0, 0, "%s", e.msg);
+        }
+        int rc = sl_vstore_scan_next(s->scan, out, err);
+        if (rc < 0)
+            return rc;
+        if (out->nrows > 0)
+            return 0;
+        sl_vstore_scan_close(s->scan);
+        s->scan = NULL;
+        s->cur++;
+    }
+    /* The end: an empty block with the projection's columns. */
+    sl_block_fini(out);
+    sl_block_init(out);
+    for (int i = 0; i < s->nproj; i++) {
+        int rc = sl_block_add_column(out, s->types[i], s->widths[i]);
+        if (rc < 0)
+            return rc;
+    }
+    out->nrows = 0;
+    return 0;
+}
+
+static const sl_catalog_ops vn_catalog_ops = {
+    .get_table = q_get_table,
+    .scan_open = q_scan_open,
+    .scan_next = q_scan_next,
+    .scan_close = q_scan_close,
+};
+
+/* ---------------------------------------------------------------- cursors */
+
+static void cursor_free(vn_cursor *c)
+{
+    if (c == NULL)
+        return;
+    sl_plan_free(c->plan);
+    if (c->q != NULL) {
+        sl_vstore_snapshot_close(c->q->snap);
+        sl_arena_fini(&c->q->arena);
+        free(c->q);
+    }
+    sl_buf_fini(&c->pending);
+    free(c);
+}
+
+static void cursor_unlink(sl_vdaemon *vd, vn_cursor *c)
+{
+    vn_cursor **pp = &vd->vd_cursors;
+    while (*pp != NULL && *pp != c)
+        pp = &(*pp)->next;
+    if (*pp == c) {
+        *pp = c->next;
+        vd->vd_ncursors--;
+    }
+}
+
+void sl__vn_cursors_sweep(sl_vdaemon *vd, int64_t now_ms, const vn_vgroup *vg)
+{
+    vn_cursor **pp = &vd->vd_cursors;
+    while (*pp != NULL) {
+        vn_cursor *c = *pp;
+        bool drop = vg != NULL ? c->vg == vg : now_ms - c->last_used > VN_CURSOR_IDLE_MS;
+        if (vg == NULL && now_ms == 0)
+            drop = true;
+        if (drop) {
+            *pp = c->next;
+            vd->vd_ncursors--;
+            cursor_free(c);
+        } else {
+            pp = &c->next;
+        }
+    }
+}
+
+static int cursor_start(sl_vdaemon *vd, vn_vgroup *vg, const Sluice__QueryRequest *rq,
+                        vn_cursor **out, sl_error *err)
+{
+    (void)vd;
+    vn_cursor *c = calloc(1, sizeof(*c));
+    vn_qctx *q = calloc(1, sizeof(*q));
+    sl_parse_result *pr = NULL;
+    int rc = 0;
+    if (c == NULL || q == NULL) {
+        free(c);
+        free(q);
+        return SL_ENOMEM;
+    }
+    sl_buf_init(&c->pending);
+    sl_arena_init(&q->arena);
+    q->vg = vg;
+    c->q = q;
+    c->vg = vg;
+    rc = sl_parse(rq->sql, strlen(rq->sql), &pr, err);
+    if (rc < 0)
+        goto fail;
+    if (pr->nstmts != 1 || pr->stmts[0]->kind != SL_STMT_SELECT) {
+        rc = sl_error_set(err, SL_EINVAL, 0, 0, "VNODE_QUERY takes exactly one SELECT");
+        goto fail;
+    }
+    rc = sl_vstore_snapshot_open(vg->vg_vs, &q->snap, err);
+    if (rc < 0)
+        goto fail;
+    sl_plan_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.catalog.ops = &vn_catalog_ops;
+    ctx.catalog.ud = q;
+    ctx.db = rq->db[0] ? rq->db : (vg->vg_db[0] ? vg->vg_db : NULL);
+    ctx.now_ms = rq->now_ms ? rq->now_ms : sl__vn_now_ms();
+    ctx.mode = SL_PLAN_PARTIAL;
+    rc = sl_plan_select(pr->stmts[0]->u.select, &ctx, &c->plan, err);
+    if (rc < 0)
+        goto fail;
+    sl_parse_result_free(pr);
+    *out = c;
+    return 0;
+fail:
+    sl_parse_result_free(pr);
+    cursor_free(c);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- VNODE_QUERY */
+
+void sl__vn_query(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_vdaemon *vd = ud;
+    Sluice__QueryRequest *rq = sluice__query_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed QueryRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    vn_cursor *c = NULL;
+    bool fresh = false;
+    int rc = 0;
+    size_t nb = 0, capb = 0, total = 0;
+    sl_buf *bufs = NULL;
+    vn_vgroup *vg = sl__vn_find(vd, rq->vgroup_id);
+    if (vg == NULL && sl__vn_refresh_now(vd) == 0)
+        vg = sl__vn_find(vd, rq->vgroup_id);
+    if (vg == NULL && vd->vd_node_id == 0) {
+        rc = sl_error_set(&err, SL_EUNAVAILABLE, 0, 0,
+                          "vnode is starting: not registered with the mnode yet");
+        goto fail;
+    }
+    if (vg == NULL) {
+        rc = sl_error_set(&err, SL_ENOTFOUND, 0, 0, "vgroup %u is not hosted by this vnode",
+                          rq->vgroup_id);
+        goto fail;
+    }
+    uint32_t max_bytes = rq->max_bytes == 0 ? VN_PAGE_DEFAULT : rq->max_bytes;
+    if (max_bytes > VN_PAGE_MAX)
+        max_bytes = VN_PAGE_MAX;
+    if (rq->cursor != 0) {
+        for (c = vd->vd_cursors; c != NULL && c->id != rq->cursor; c = c->next)
+            ;
+        if (c == NULL || c->vg != vg) {
+            c = NULL;
+            rc = sl_error_set(&err, SL_ENOTFOUND, 0, 0,
+                              "query cursor %" PRIu64 " is unknown or expired", rq->cursor);
+            goto fail;
+        }
+        cursor_unlink(vd, c);
+    } else {
+        if (vd->vd_ncursors >= VN_MAX_CURSORS) {
+            rc = sl_error_set(&err, SL_ELIMIT, 0, 0, "too many open queries (%d)",
+                              VN_MAX_CURSORS);
+            goto fail;
+        }
+        rc = cursor_start(vd, vg, rq, &c, &err);
+        if (rc < 0)
+            goto fail;
+        fresh = true;
+        c->id = ++vd->vd_next_cursor;
+    }
+    bool done = false;
+    for (;;) {
+        if (nb == capb) {
+            size_t cap = capb ? capb * 2 : 8;
+            sl_buf *p = realloc(bufs, cap * sizeof(*p));
+            if (p == NULL) {
+                rc = sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory");
+                goto fail;
+            }
+            bufs = p;
+            capb = cap;
+        }
+        sl_buf_init(&bufs[nb]);
+        if (c->pending.len > 0) {
+            bufs[nb] = c->pending;
+            sl_buf_init(&c->pending);
+            total += bufs[nb++].len;
+            continue;
+        }
+        if (total >= max_bytes)
+            break;
+        sl_block *b = NULL;
+        rc = sl_plan_next(c->plan, &b, &err);
+        if (rc < 0)
+            goto fail;
+        if (b == NULL) {
+            done = true;
+            break;
+        }
+        if (b->nrows == 0)
+            continue;
+        rc = sl_block_encode(b, &bufs[nb]);
+        if (rc < 0) {
+            sl_error_set(&err, rc, 0, 0, "cannot encode a result block");
+            goto fail;
+        }
+        if (nb > 0 && total + bufs[nb].len > max_bytes) {
+            c->pending = bufs[nb];
+            sl_buf_init(&bufs[nb]);
+            break;
+        }
+        total += bufs[nb++].len;
+    }
+    Sluice__QueryReply rp = SLUICE__QUERY_REPLY__INIT;
+    ProtobufCBinaryData *bd = calloc(nb + 1, sizeof(*bd));
+    if (bd == NULL) {
+        rc = sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        bd[i].data = bufs[i].data;
+        bd[i].len = bufs[i].len;
+    }
+    rp.n_blocks = nb;
+    rp.blocks = bd;
+    rp.version = sl_vs_snapshot_version(c->q->snap);
+    if (done) {
+        rp.cursor = 0;
+        sl__vn_reply_pb(reply, &rp.base);
+        cursor_free(c);
+    } else {
+        rp.cursor = c->id;
+        c->last_used = sl__vn_now_ms();
+        c->next = vd->vd_cursors;
+        vd->vd_cursors = c;
+        vd->vd_ncursors++;
+        sl__vn_reply_pb(reply, &rp.base);
+    }
+    free(bd);
+    goto out;
+fail:
+    (void)fresh;
+    cursor_free(c);
+    if (err.code == 0)
+        sl_error_set(&err, rc, 0, 0, "%s", sl_strerror(rc));
+    sl_rpc_reply_error(reply, &err);
+out:
+    for (size_t i = 0; bufs != NULL && i <= nb && i < capb; i++)
+        sl_buf_fini(&bufs[i]);
+    free(bufs);
+    sluice__query_request__free_unpacked(rq, NULL);
+}

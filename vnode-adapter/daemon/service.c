@@ -1,0 +1,400 @@
+/*
+ * service.c - the vnode's write and change-log methods (proto/vnode.proto): VNODE_WRITE,
+ * VNODE_DELETE, VNODE_CHANGES with its long poll, VNODE_STATUS. VNODE_QUERY is query.c.
+ *
+ * Writes are synced (sl_vstore_write with sync = true) before they are acknowledged, so an
+ * acknowledged write survives kill -9. A write naming a table the vgroup does not know yet
+ * (created on the mnode moments ago, before the heartbeat brought it here) makes the vnode
+ * fetch the vgroup's table list once and retry before refusing.
+ *
+ * A change-log read with nothing after after_version and wait_ms > 0 is parked: the reply
+ * handle waits in the vgroup's poll list until a write or delete lands (sl__vn_wake_polls
+ * after every commit) or its timer fires (an empty reply). The RPC layer's max_inflight
+ * bounds how many can be parked.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util/log.h"
+#include "vdaemon.h"
+#include "vnode.pb-c.h"
+
+/* Largest change-log page (bytes) and wait a poll may ask for. */
+#define VN_CHANGES_MAX_BYTES (8u << 20)
+#define VN_CHANGES_MAX_WAIT_MS 60000u
+
+
+void sl__vn_reply_pb(sl_rpc_reply *reply, const ProtobufCMessage *m)
+{
+    size_t n = protobuf_c_message_get_packed_size(m);
+    uint8_t *p = malloc(n ? n : 1);
+    if (p == NULL) {
+        sl__vn_reply_fail(reply, SL_ENOMEM, "out of memory building the reply");
+        return;
+    }
+    protobuf_c_message_pack(m, p);
+    sl_rpc_reply_ok(reply, p, n);
+    free(p);
+}
+
+void sl__vn_reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
+{
+    sl_error e = {0};
+    sl_error_clear(&e);
+    e.code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+    va_end(ap);
+    sl_rpc_reply_error(reply, &e);
+}
+
+static void reply_err(sl_rpc_reply *reply, int rc, sl_error *err)
+{
+    if (err->code == 0)
+        sl_error_set(err, rc, 0, 0, "%s", sl_strerror(rc));
+    sl_rpc_reply_error(reply, err);
+}
+
+static vn_vgroup *need_vgroup(sl_vdaemon *vd, sl_rpc_reply *reply, uint32_t id)
+{
+    vn_vgroup *vg = sl__vn_find(vd, id);
+    if (vg == NULL && sl__vn_refresh_now(vd) == 0)
+        vg = sl__vn_find(vd, id); /* assigned since the last heartbeat */
+    if (vg == NULL && vd->vd_node_id == 0)
+        sl__vn_reply_fail(reply, SL_EUNAVAILABLE,
+                          "vnode is starting: not registered with the mnode yet");
+    else if (vg == NULL)
+        sl__vn_reply_fail(reply, SL_ENOTFOUND, "vgroup %u is not hosted by this vnode", id);
+    return vg;
+}
+
+/* ---------------------------------------------------------------- WRITE */
+
+static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_vdaemon *vd = ud;
+    Sluice__WriteRequest *rq = sluice__write_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed WriteRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_block *blocks = NULL;
+    sl_vs_write_item *items = NULL;
+    size_t ndec = 0;
+    vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
+    if (vg == NULL)
+        goto out;
+    blocks = calloc(rq->n_items + 1, sizeof(*blocks));
+    items = calloc(rq->n_items + 1, sizeof(*items));
+    int rc = blocks && items ? 0 : SL_ENOMEM;
+    uint64_t rows = 0;
+    for (size_t i = 0; rc == 0 && i < rq->n_items; i++) {
+        sl_block_init(&blocks[i]);
+        ndec++;
+        sl_error e = {0};
+        rc = sl_block_decode(rq->items[i]->block.data, rq->items[i]->block.len, &blocks[i], &e);
+        if (rc < 0) {
+            sl_error_set(&err, rc, 0, 0, "item %zu: %s", i, e.msg);
+            break;
+        }
+        items[i].uid = rq->items[i]->uid;
+        items[i].rows = &blocks[i];
+        rows += blocks[i].nrows;
+    }
+    uint64_t version = 0;
+    if (rc == 0) {
+        rc = sl_vstore_write(vg->vg_vs, items, rq->n_items, true, &version, &err);
+        if (rc == SL_ENOTFOUND) {
+            /* Perhaps created on the mnode since our last sync: fetch once and retry. */
+            sl_error e2;
+            sl_error_clear(&e2);
+            if (sl__vn_sync_now(vd, vg, &e2) == 0) {
+                sl_error_clear(&err);
+                rc = sl_vstore_write(vg->vg_vs, items, rq->n_items, true, &version, &err);
+            }
+        }
+    }
+    if (rc < 0) {
+        reply_err(reply, rc, &err);
+    } else {
+        vg->vg_rows_written += rows;
+        vd->vd_rows_written += rows;
+        Sluice__WriteReply rp = SLUICE__WRITE_REPLY__INIT;
+        rp.version = version;
+        rp.rows = rows;
+        sl__vn_reply_pb(reply, &rp.base);
+        sl__vn_wake_polls(vg);
+    }
+out:
+    for (size_t i = 0; i < ndec; i++)
+        sl_block_fini(&blocks[i]);
+    free(blocks);
+    free(items);
+    sluice__write_request__free_unpacked(rq, NULL);
+}
+
+/* ---------------------------------------------------------------- DELETE */
+
+static void v_delete(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_vdaemon *vd = ud;
+    Sluice__DeleteRequest *rq = sluice__delete_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed DeleteRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
+    if (vg != NULL) {
+        uint64_t version = 0, n = 0;
+        int rc = sl_vstore_delete(vg->vg_vs, rq->uid, rq->ts_lo, rq->ts_hi, true, &version, &n,
+                                  &err);
+        if (rc == SL_ENOTFOUND && sl__vn_sync_now(vd, vg, NULL) == 0) {
+            sl_error_clear(&err);
+            rc = sl_vstore_delete(vg->vg_vs, rq->uid, rq->ts_lo, rq->ts_hi, true, &version, &n,
+                                  &err);
+        }
+        if (rc < 0) {
+            reply_err(reply, rc, &err);
+        } else {
+            Sluice__DeleteReply rp = SLUICE__DELETE_REPLY__INIT;
+            rp.version = version;
+            rp.deleted = n;
+            sl__vn_reply_pb(reply, &rp.base);
+            sl__vn_wake_polls(vg);
+        }
+    }
+    sluice__delete_request__free_unpacked(rq, NULL);
+}
+
+/* ---------------------------------------------------------------- CHANGES */
+
+struct vn_poll {
+    vn_poll *next;
+    vn_vgroup *vg;
+    sl_rpc_reply *reply;
+    uint64_t after;
+    uint32_t max_bytes, max_entries;
+    uv_timer_t timer;
+};
+
+/* Encodes a ROWS change's block with the per-row kind column (TINYINT: 1 insert,
+ * 2 update) appended. */
+static int rows_block(const sl_vs_change *c, sl_buf *out)
+{
+    sl_block b;
+    sl_block_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; rc == 0 && i < c->rows.ncols; i++) {
+        const sl_column *src = &c->rows.cols[i];
+        rc = sl_block_add_column(&b, src->type, src->width);
+        if (rc >= 0)
+            rc = sl_column_borrow(&b.cols[rc], src, 0, c->rows.nrows);
+    }
+    if (rc >= 0)
+        rc = sl_block_add_column(&b, SL_T_TINYINT, 0);
+    for (uint32_t r = 0; rc >= 0 && r < c->rows.nrows; r++)
+        rc = sl_column_append_i64(&b.cols[b.ncols - 1],
+                                  c->row_kinds[r] == SL_VS_ROW_UPDATE ? 2 : 1);
+    if (rc >= 0) {
+        sl_block_seal(&b);
+        rc = sl_block_encode(&b, out);
+    }
+    sl_block_fini(&b);
+    return rc < 0 ? rc : 0;
+}
+
+/* Reads changes after `after` and answers; returns false (nothing sent) when there are
+ * none and park is set. */
+static bool answer_changes(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t after, uint32_t max_bytes,
+                           uint32_t max_entries, bool park)
+{
+    sl_vs_changes ch;
+    memset(&ch, 0, sizeof(ch));
+    sl_error err = {0};
+    sl_error_clear(&err);
+    int rc = sl_vstore_changes_read(vg->vg_vs, after, max_bytes, max_entries, &ch, &err);
+    if (rc < 0) {
+        reply_err(reply, rc, &err);
+        return true;
+    }
+    if (ch.n == 0 && park) {
+        sl_vs_changes_fini(&ch);
+        return false;
+    }
+    Sluice__ChangesReply rp = SLUICE__CHANGES_REPLY__INIT;
+    Sluice__Change *cs = calloc(ch.n + 1, sizeof(*cs));
+    Sluice__Change **cp = calloc(ch.n + 1, sizeof(*cp));
+    sl_buf *bufs = calloc(ch.n + 1, sizeof(*bufs));
+    if (cs == NULL || cp == NULL || bufs == NULL) {
+        rc = SL_ENOMEM;
+    }
+    for (size_t i = 0; rc == 0 && i < ch.n; i++) {
+        const sl_vs_change *c = &ch.v[i];
+        sluice__change__init(&cs[i]);
+        sl_buf_init(&bufs[i]);
+        cs[i].version = c->version;
+        cs[i].uid = c->uid;
+        cs[i].kind = (uint32_t)c->kind;
+        if (c->kind == SL_VS_CHANGE_ROWS) {
+            rc = rows_block(c, &bufs[i]);
+            cs[i].block.data = bufs[i].data;
+            cs[i].block.len = bufs[i].len;
+            cs[i].count = c->rows.nrows;
+        } else if (c->kind == SL_VS_CHANGE_DELETE) {
+            cs[i].ts_lo = c->del_lo;
+            cs[i].ts_hi = c->del_hi;
+            cs[i].count = c->del_count;
+        }
+        cp[i] = &cs[i];
+    }
+    if (rc < 0) {
+        sl__vn_reply_fail(reply, rc, "cannot encode changes: %s", sl_strerror(rc));
+    } else {
+        rp.n_changes = ch.n;
+        rp.changes = cp;
+        rp.last_version = ch.last_version;
+        rp.first_retained_version = sl_vstore_first_retained_version(vg->vg_vs);
+        sl__vn_reply_pb(reply, &rp.base);
+    }
+    for (size_t i = 0; bufs && i < ch.n; i++)
+        sl_buf_fini(&bufs[i]);
+    free(bufs);
+    free(cs);
+    free(cp);
+    sl_vs_changes_fini(&ch);
+    return true;
+}
+
+static void poll_free_cb(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+/* Unlinks p from its vgroup and frees it (the timer closes asynchronously). */
+static void poll_drop(vn_poll *p)
+{
+    vn_poll **pp = &p->vg->vg_polls;
+    while (*pp != NULL && *pp != p)
+        pp = &(*pp)->next;
+    if (*pp == p)
+        *pp = p->next;
+    uv_timer_stop(&p->timer);
+    p->timer.data = p;
+    uv_close((uv_handle_t *)&p->timer, poll_free_cb);
+}
+
+static void poll_timeout(uv_timer_t *t)
+{
+    vn_poll *p = t->data;
+    sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
+    answer_changes(p->reply, p->vg, p->after, p->max_bytes, p->max_entries, false);
+    poll_drop(p);
+}
+
+static void poll_cancel(sl_rpc_reply *reply, void *arg)
+{
+    (void)reply;
+    poll_drop(arg);
+}
+
+void sl__vn_wake_polls(vn_vgroup *vg)
+{
+    uint64_t last = sl_vstore_last_version(vg->vg_vs);
+    vn_poll *p = vg->vg_polls;
+    while (p != NULL) {
+        vn_poll *next = p->next;
+        if (p->after < last) {
+            sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
+            answer_changes(p->reply, vg, p->after, p->max_bytes, p->max_entries, false);
+            poll_drop(p);
+        }
+        p = next;
+    }
+}
+
+void sl__vn_fail_polls(vn_vgroup *vg)
+{
+    while (vg->vg_polls != NULL) {
+        vn_poll *p = vg->vg_polls;
+        sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
+        sl__vn_reply_fail(p->reply, SL_EUNAVAILABLE, "vgroup %u closed", vg->vg_id);
+        poll_drop(p);
+    }
+}
+
+static void v_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_vdaemon *vd = ud;
+    Sluice__ChangesRequest *rq = sluice__changes_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed ChangesRequest");
+        return;
+    }
+    vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
+    if (vg != NULL) {
+        uint32_t mb = rq->max_bytes == 0 || rq->max_bytes > VN_CHANGES_MAX_BYTES
+                          ? VN_CHANGES_MAX_BYTES
+                          : rq->max_bytes;
+        uint32_t wait = rq->wait_ms > VN_CHANGES_MAX_WAIT_MS ? VN_CHANGES_MAX_WAIT_MS : rq->wait_ms;
+        if (!answer_changes(reply, vg, rq->after_version, mb, rq->max_entries, wait > 0)) {
+            vn_poll *p = calloc(1, sizeof(*p));
+            if (p == NULL) {
+                sl__vn_reply_fail(reply, SL_ENOMEM, "out of memory");
+            } else {
+                p->vg = vg;
+                p->reply = reply;
+                p->after = rq->after_version;
+                p->max_bytes = mb;
+                p->max_entries = rq->max_entries;
+                uv_timer_init(vd->vd_loop, &p->timer);
+                p->timer.data = p;
+                uv_timer_start(&p->timer, poll_timeout, wait, 0);
+                p->next = vg->vg_polls;
+                vg->vg_polls = p;
+                sl_rpc_reply_on_cancel(reply, poll_cancel, p);
+            }
+        }
+    }
+    sluice__changes_request__free_unpacked(rq, NULL);
+}
+
+/* ---------------------------------------------------------------- STATUS */
+
+static void v_status(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_vdaemon *vd = ud;
+    Sluice__StatusRequest *rq = sluice__status_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed StatusRequest");
+        return;
+    }
+    vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
+    if (vg != NULL) {
+        sl_vstore_stats st;
+        sl_vstore_get_stats(vg->vg_vs, &st);
+        Sluice__StatusReply rp = SLUICE__STATUS_REPLY__INIT;
+        rp.last_version = st.last_version;
+        rp.first_retained_version = st.first_retained;
+        rp.tables = st.tables;
+        sl__vn_reply_pb(reply, &rp.base);
+    }
+    sluice__status_request__free_unpacked(rq, NULL);
+}
+
+const sl_rpc_method sl__vnode_methods[] = {
+    {.number = SLUICE__VNODE_METHOD__VNODE_WRITE, .name = "WRITE", .handler = v_write},
+    {.number = SLUICE__VNODE_METHOD__VNODE_DELETE, .name = "DELETE", .handler = v_delete},
+    {.number = SLUICE__VNODE_METHOD__VNODE_QUERY, .name = "QUERY", .handler = sl__vn_query},
+    {.number = SLUICE__VNODE_METHOD__VNODE_CHANGES, .name = "CHANGES", .handler = v_changes},
+    {.number = SLUICE__VNODE_METHOD__VNODE_STATUS, .name = "STATUS", .handler = v_status},
+};
+const int sl__vnode_nmethods = (int)(sizeof(sl__vnode_methods) / sizeof(sl__vnode_methods[0]));

@@ -1,0 +1,129 @@
+/*
+ * vdaemon.h - the sluice-vnode daemon's state, shared by its modules:
+ *
+ *   main.c     flags, config, the loop, signals
+ *   mlink.c    the link to the mnode: register, heartbeat, vgroup assignment, catalog sync
+ *   vgroup.c   one hosted vgroup: its vstore, its table index, applying synced table defs
+ *   service.c  VNODE_WRITE, VNODE_DELETE, VNODE_CHANGES (long poll), VNODE_STATUS
+ *   query.c    VNODE_QUERY: an sl_catalog over a vgroup's vstore, PARTIAL plans, paged
+ *              cursors
+ *
+ * Everything runs on one libuv loop: RPC handlers, mnode replies (sl_rpc_call_async),
+ * timers and signals, so no state here is locked.
+ */
+#ifndef SL_VDAEMON_H
+#define SL_VDAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <protobuf-c/protobuf-c.h>
+#include <uv.h>
+
+#include "common/exec/catalog.h"
+#include "common/net/rpc.h"
+#include "vnode-adapter/storage/vstore.h"
+
+/* A super table of the vgroup's database, as last synced from the mnode. */
+typedef struct vn_stable {
+    uint64_t uid;
+    char *name;      /* owned */
+    int ncols;
+    sl_field *cols;  /* owned, with owned names */
+    int ntags;
+    sl_field *tags;  /* owned, with owned names */
+} vn_stable;
+
+/* A child or normal table in the vgroup's index (name -> uid). */
+typedef struct vn_table {
+    uint64_t uid;
+    char *name;        /* owned */
+    sl_table_kind kind;
+    uint64_t suid;     /* child: its super table */
+} vn_table;
+
+typedef struct vn_poll vn_poll;
+typedef struct vn_cursor vn_cursor;
+
+/* One hosted vgroup. */
+typedef struct vn_vgroup {
+    uint32_t vg_id;
+    sl_vstore *vg_vs;         /* owned */
+    char vg_db[200];          /* its database ("" until the first sync) */
+    sl_precision vg_prec;
+    uint64_t vg_synced;       /* catalog version of the last applied sync; 0: none */
+    bool vg_syncing;          /* an async sync is in flight */
+    vn_stable *vg_stables;    /* owned */
+    int vg_nstables;
+    vn_table *vg_tables;      /* owned */
+    int vg_ntables;
+    vn_poll *vg_polls;        /* parked change-log long polls (list) */
+    uint64_t vg_rows_written;
+} vn_vgroup;
+
+typedef struct sl_vdaemon {
+    uv_loop_t *vd_loop;
+    sl_rpc_server *vd_srv;
+    sl_rpc_client *vd_mnode;   /* client of the mnode */
+    char vd_mnode_url[300];
+    char vd_addr[300];         /* the address registered with the mnode */
+    char vd_data[1024];        /* data directory */
+    uint32_t vd_node_id;       /* 0 until registered */
+    bool vd_registering;       /* a REGISTER call is in flight */
+    bool vd_heartbeating;      /* a HEARTBEAT call is in flight */
+    bool vd_stopping;
+    uv_timer_t vd_tick;        /* register / heartbeat / cursor sweep, every second */
+    vn_vgroup **vd_vgroups;    /* owned, hosted vgroups */
+    int vd_nvgroups;
+    vn_cursor *vd_cursors;     /* open query cursors (list) */
+    int vd_ncursors;
+    uint64_t vd_next_cursor;
+    uint64_t vd_rows_written;
+    int64_t vd_last_refresh;   /* ms of the last sl__vn_refresh_now (rate limit) */
+} sl_vdaemon;
+
+/* Most open query cursors; a query past it is refused (SL_ELIMIT). */
+#define VN_MAX_CURSORS 64
+/* A cursor not continued for this long is closed. */
+#define VN_CURSOR_IDLE_MS 60000
+
+/* mlink.c */
+void sl__vn_tick(uv_timer_t *t);
+/* Fetches the vgroup's tables from the mnode synchronously (short timeout) and applies
+ * them: used when a write names a uid the vgroup does not know yet. */
+int sl__vn_sync_now(sl_vdaemon *vd, vn_vgroup *vg, sl_error *err);
+
+/* Heartbeats synchronously and applies the reply (vgroups, table syncs): used when a
+ * request names a vgroup this vnode does not host yet. Returns 0 or the call's error. */
+int sl__vn_refresh_now(sl_vdaemon *vd);
+
+/* vgroup.c */
+vn_vgroup *sl__vn_find(sl_vdaemon *vd, uint32_t id);
+int sl__vn_vgroup_open(sl_vdaemon *vd, uint32_t id, sl_error *err);
+void sl__vn_vgroup_close(sl_vdaemon *vd, vn_vgroup *vg);
+/* Applies a VgroupTablesReply (encoded) to vg. */
+int sl__vn_apply_tables(vn_vgroup *vg, const uint8_t *p, size_t n, sl_error *err);
+const vn_stable *sl__vn_stable_by_name(const vn_vgroup *vg, const char *name);
+const vn_table *sl__vn_table_by_name(const vn_vgroup *vg, const char *name);
+
+/* service.c */
+extern const sl_rpc_method sl__vnode_methods[];
+/* Packs m and answers reply with it (SL_ENOMEM error reply when out of memory). */
+void sl__vn_reply_pb(sl_rpc_reply *reply, const ProtobufCMessage *m);
+/* Answers reply with an error of code and a printf-style message. */
+void sl__vn_reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+extern const int sl__vnode_nmethods;
+/* Answers the parked long polls of vg that now have changes. */
+void sl__vn_wake_polls(vn_vgroup *vg);
+/* Answers every parked poll of vg with an error (vgroup closing). */
+void sl__vn_fail_polls(vn_vgroup *vg);
+
+/* query.c */
+void sl__vn_query(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud);
+/* Closes cursors idle too long (now_ms) or, with vg non-NULL, every cursor of vg. */
+void sl__vn_cursors_sweep(sl_vdaemon *vd, int64_t now_ms, const vn_vgroup *vg);
+
+int64_t sl__vn_now_ms(void);
+
+#endif
