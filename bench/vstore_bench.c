@@ -3,7 +3,7 @@
  * (vnode-adapter/storage/vstore.h), beside a baseline that writes the same rows straight
  * into RocksDB through sl_kv, in the same process and run.
  *
- *   vstore-bench [--tables N] [--batches N] [--rows N] [--dir DIR] [--no-sync]
+ *   vstore-bench [--tables N] [--batches N] [--rows N] [--repeat N] [--dir DIR] [--no-sync]
  *
  * Loads N tables (default 1,000) of meter rows (ts, current FLOAT, voltage INT, phase
  * FLOAT) in batches of --rows rows (default 1,000) per table and call, --batches rounds
@@ -16,8 +16,10 @@
  *   vstore   sync=on   as above, each call fsync'ed (the acknowledged-write path)
  *
  * then scans every table of the last vstore in full (all columns) and the baseline's
- * blocks (iterate + sl_block_decode). It prints rows/s for each, the vstore/baseline
- * ratios, and a progress line while loading. A benchmark prints figures; it is not a test.
+ * blocks (iterate + sl_block_decode). With --repeat N the whole sequence runs N times,
+ * the contenders alternating, and the medians are reported (the machine is shared, so
+ * single runs are noisy). It prints rows/s for each, the vstore/baseline ratios, and a
+ * progress line while loading. A benchmark prints figures; it is not a test.
  */
 #define _GNU_SOURCE /* nftw */
 #include <ftw.h>
@@ -68,6 +70,7 @@ typedef struct cfg {
     int tables;
     int batches;
     int rows;
+    int repeat;
     char dir[256];
 } cfg;
 
@@ -253,16 +256,30 @@ static double scan_baseline(const char *path, long *rows)
     return (double)*rows / dt;
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    double s[100];
+    memcpy(s, v, (size_t)n * sizeof(double));
+    qsort(s, (size_t)n, sizeof(double), dbl_cmp);
+    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: vstore-bench [--tables N] [--batches N] [--rows N] [--dir DIR] "
-                    "[--no-sync]\n");
+    fprintf(stderr, "usage: vstore-bench [--tables N] [--batches N] [--rows N] [--repeat N] "
+                    "[--dir DIR] [--no-sync]\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    cfg c = {.tables = 1000, .batches = 10, .rows = 1000};
+    cfg c = {.tables = 1000, .batches = 10, .rows = 1000, .repeat = 1};
     bool with_sync = true;
     snprintf(c.dir, sizeof(c.dir), "/tmp/vstore-bench.XXXXXX");
     bool own_dir = true;
@@ -273,6 +290,8 @@ int main(int argc, char **argv)
             c.batches = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
             c.rows = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            c.repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
             snprintf(c.dir, sizeof(c.dir), "%s", argv[++i]);
             own_dir = false;
@@ -281,7 +300,8 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (c.tables < 1 || c.batches < 1 || c.rows < 1 || c.rows > SL_BLOCK_ROWS_MAX)
+    if (c.tables < 1 || c.batches < 1 || c.rows < 1 || c.rows > SL_BLOCK_ROWS_MAX || c.repeat < 1 ||
+        c.repeat > 100)
         usage();
     if (own_dir && mkdtemp(c.dir) == NULL) {
         perror("mkdtemp");
@@ -293,33 +313,45 @@ int main(int argc, char **argv)
     printf("vstore-bench: %d tables x %d batches x %d rows = %ld rows per run, in %s\n", c.tables,
            c.batches, c.rows, total, c.dir);
 
-    double base_off, vs_off, base_on = 0, vs_on = 0;
-    snprintf(p, sizeof(p), "%s/base-off", c.dir);
-    base_off = run_baseline(&c, blocks, false, p);
-    snprintf(p, sizeof(p), "%s/vs-off", c.dir);
-    vs_off = run_vstore(&c, blocks, false, p);
-    if (with_sync) {
-        snprintf(p, sizeof(p), "%s/base-on", c.dir);
-        base_on = run_baseline(&c, blocks, true, p);
-        snprintf(p, sizeof(p), "%s/vs-on", c.dir);
-        vs_on = run_vstore(&c, blocks, true, p);
+    /* fig[k][r]: figure k of repetition r */
+    enum { BASE_OFF, VS_OFF, BASE_ON, VS_ON, SCAN_BASE, SCAN_VS, NFIG };
+    double fig[NFIG][100] = {{0}};
+    long vrows = 0, brows = 0;
+    for (int r = 0; r < c.repeat; r++) {
+        snprintf(p, sizeof(p), "%s/base-off", c.dir);
+        rm_rf(p);
+        fig[BASE_OFF][r] = run_baseline(&c, blocks, false, p);
+        snprintf(p, sizeof(p), "%s/vs-off", c.dir);
+        rm_rf(p);
+        fig[VS_OFF][r] = run_vstore(&c, blocks, false, p);
+        if (with_sync) {
+            snprintf(p, sizeof(p), "%s/base-on", c.dir);
+            rm_rf(p);
+            fig[BASE_ON][r] = run_baseline(&c, blocks, true, p);
+            snprintf(p, sizeof(p), "%s/vs-on", c.dir);
+            rm_rf(p);
+            fig[VS_ON][r] = run_vstore(&c, blocks, true, p);
+        }
+        snprintf(p, sizeof(p), "%s/base-off", c.dir);
+        fig[SCAN_BASE][r] = scan_baseline(p, &brows);
+        snprintf(p, sizeof(p), "%s/vs-off", c.dir);
+        fig[SCAN_VS][r] = scan_vstore(&c, p, &vrows);
     }
-    long vrows, brows;
-    snprintf(p, sizeof(p), "%s/vs-off", c.dir);
-    double vscan = scan_vstore(&c, p, &vrows);
-    snprintf(p, sizeof(p), "%s/base-off", c.dir);
-    double bscan = scan_baseline(p, &brows);
-
-    printf("write  baseline sync=off  %8.3fM rows/s\n", base_off / 1e6);
-    printf("write  vstore   sync=off  %8.3fM rows/s  (%.0f%% of baseline)\n", vs_off / 1e6,
-           100.0 * vs_off / base_off);
+    double m[NFIG];
+    for (int k = 0; k < NFIG; k++)
+        m[k] = median(fig[k], c.repeat);
+    if (c.repeat > 1)
+        printf("medians of %d alternating runs\n", c.repeat);
+    printf("write  baseline sync=off  %8.3fM rows/s\n", m[BASE_OFF] / 1e6);
+    printf("write  vstore   sync=off  %8.3fM rows/s  (%.0f%% of baseline)\n", m[VS_OFF] / 1e6,
+           100.0 * m[VS_OFF] / m[BASE_OFF]);
     if (with_sync) {
-        printf("write  baseline sync=on   %8.3fM rows/s\n", base_on / 1e6);
-        printf("write  vstore   sync=on   %8.3fM rows/s  (%.0f%% of baseline)\n", vs_on / 1e6,
-               100.0 * vs_on / base_on);
+        printf("write  baseline sync=on   %8.3fM rows/s\n", m[BASE_ON] / 1e6);
+        printf("write  vstore   sync=on   %8.3fM rows/s  (%.0f%% of baseline)\n", m[VS_ON] / 1e6,
+               100.0 * m[VS_ON] / m[BASE_ON]);
     }
-    printf("scan   baseline           %8.3fM rows/s  (%ld rows)\n", bscan / 1e6, brows);
-    printf("scan   vstore             %8.3fM rows/s  (%ld rows, all 4 columns)\n", vscan / 1e6,
+    printf("scan   baseline           %8.3fM rows/s  (%ld rows)\n", m[SCAN_BASE] / 1e6, brows);
+    printf("scan   vstore             %8.3fM rows/s  (%ld rows, all 4 columns)\n", m[SCAN_VS] / 1e6,
            vrows);
     for (int t = 0; t < c.tables; t++)
         sl_block_fini(&blocks[t]);

@@ -174,8 +174,19 @@ static int exec_stmt(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *er
     c->c_now_ms = wall_ms();
     sl_error_clear(&c->c_lookup_err);
     int rc;
+    c->c_retry = false;
     switch (st->kind) {
-    case SL_STMT_INSERT: rc = sl__conn_insert(c, st, res, err); break;
+    case SL_STMT_INSERT:
+        rc = sl__conn_insert(c, st, res, err);
+        if (rc == SL_ENOTFOUND && c->c_retry) {
+            /* A vnode did not know a cached table (dropped and created again elsewhere):
+             * nothing was written and the cache is flushed, so resolve afresh once. */
+            if (err != NULL)
+                sl_error_clear(err);
+            sl_error_clear(&c->c_lookup_err);
+            rc = sl__conn_insert(c, st, res, err);
+        }
+        break;
     case SL_STMT_DELETE: rc = sl__conn_delete(c, st, res, err); break;
     case SL_STMT_SELECT:
         if (select_on_mnode(c, st->u.select))
@@ -246,8 +257,12 @@ int sl_connect(const char *host, int port, sl_conn **out, sl_error *err)
             rc = 0;
     }
     if (rc < 0) {
-        sl_error_set(err, rc, 0, 0, "cannot connect to %s: %s", c->c_addr,
-                     e.msg[0] ? e.msg : sl_strerror(rc));
+        if (rc == SL_EUNAVAILABLE || rc == SL_ETIMEOUT)
+            sl_error_set(err, rc, 0, 0, "cannot connect to %s: no answer within %d ms (is "
+                         "sluice-mnode running there?)", c->c_addr, SL_CONNECT_TIMEOUT_MS);
+        else
+            sl_error_set(err, rc, 0, 0, "cannot connect to %s: %s", c->c_addr,
+                         e.msg[0] ? e.msg : sl_strerror(rc));
         sl_close(c);
         return rc;
     }

@@ -32,8 +32,8 @@ int sl__mnode_call(sl_conn *c, uint32_t method, const void *req, size_t len, sl_
     return sl_rpc_call(c->c_mnode, method, 0, req, len, reply, c->c_timeout_ms, err);
 }
 
-int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *req, size_t len,
-                   sl_buf *reply, sl_error *err)
+/* Finds or opens the client of addr. */
+static int vnode_cli(sl_conn *c, const char *addr, sl__vnode_cli **out, sl_error *err)
 {
     sl__vnode_cli *v = c->c_vnodes;
     while (v != NULL && strcmp(v->v_addr, addr) != 0)
@@ -53,6 +53,23 @@ int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *re
         v->v_next = c->c_vnodes;
         c->c_vnodes = v;
     }
+    *out = v;
+    return 0;
+}
+
+int sl__vnode_open(sl_conn *c, const char *addr, sl_error *err)
+{
+    sl__vnode_cli *v;
+    return vnode_cli(c, addr, &v, err);
+}
+
+int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *req, size_t len,
+                   sl_buf *reply, sl_error *err)
+{
+    sl__vnode_cli *v;
+    int rc = vnode_cli(c, addr, &v, err);
+    if (rc < 0)
+        return rc;
     return sl_rpc_call(v->v_cli, method, 0, req, len, reply, c->c_timeout_ms, err);
 }
 

@@ -9,9 +9,11 @@
  * child or normal table), concatenated with sl_op_concat_new. A remote source sends the
  * SELECT text with the statement's NOW to its vnode (VNODE_QUERY), which runs the PARTIAL
  * plan over that vgroup, and pages the encoded blocks in with the reply's cursor. The
+ * first pages of all vgroups are fetched concurrently, one thread per vgroup. The
  * merge aggregate, HAVING, projection, ORDER BY and LIMIT then run here, so the result is
  * what one node holding every table would give.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +68,6 @@ static int fetch_page(remote_op *r, sl_error *err)
     if (sl_buf_reserve(&b, sluice__query_request__get_packed_size(&req)) < 0)
         return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     b.len = sluice__query_request__pack(&req, b.data);
-    r->r_conn->c_stats.vnode_queries++;
     int rc = sl__vnode_call(r->r_conn, r->r_addr, SLUICE__VNODE_METHOD__VNODE_QUERY, b.data,
                             b.len, &b, err);
     r->r_started = true;
@@ -115,6 +116,7 @@ static int remote_next(sl_op *op, sl_block **out, sl_error *err)
         }
         if (r->r_started && r->r_done)
             return 0;
+        r->r_conn->c_stats.vnode_queries++;
         int rc = fetch_page(r, err);
         if (rc < 0)
             return rc;
@@ -165,6 +167,69 @@ static int remote_new(sl_conn *c, const sl__vgroup *vg, const char *sql, sl_op *
     return 0;
 }
 
+/* ---------------------------------------------------------------- parallel first pages */
+
+/* One vgroup's first page, fetched on its own thread. */
+typedef struct prefetch {
+    remote_op *p_op;
+    int p_rc;
+    sl_error p_err;
+} prefetch;
+
+static void *prefetch_main(void *arg)
+{
+    prefetch *p = arg;
+    sl_error_clear(&p->p_err);
+    p->p_rc = fetch_page(p->p_op, &p->p_err);
+    return NULL;
+}
+
+/*
+ * Asks every vgroup for its first page at once, so a query over n vgroups waits for the
+ * slowest vnode rather than for the sum of them (most partial aggregates fit one page).
+ * The vnode clients are opened first: the threads only read the connection's client list,
+ * and each call runs on its own nng context. Falls back to fetching in the caller when a
+ * thread cannot start.
+ */
+static int prefetch_all(sl_conn *c, remote_op **ops, int n, sl_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        int rc = sl__vnode_open(c, ops[i]->r_addr, err);
+        if (rc < 0)
+            return rc;
+    }
+    prefetch *pf = calloc((size_t)n, sizeof(*pf));
+    pthread_t *th = calloc((size_t)n, sizeof(*th));
+    bool *started = calloc((size_t)n, sizeof(bool));
+    if (pf == NULL || th == NULL || started == NULL) {
+        free(pf);
+        free(th);
+        free(started);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
+    c->c_stats.vnode_queries += (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        pf[i].p_op = ops[i];
+        started[i] = pthread_create(&th[i], NULL, prefetch_main, &pf[i]) == 0;
+        if (!started[i])
+            prefetch_main(&pf[i]);
+    }
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        if (pf[i].p_rc < 0 && rc == 0) {
+            rc = pf[i].p_rc;
+            if (err != NULL && err->code == 0)
+                *err = pf[i].p_err;
+        }
+    }
+    free(pf);
+    free(th);
+    free(started);
+    return rc;
+}
+
 /* The planner's open_remote: one remote source per vgroup holding the table. */
 static int open_remote(void *ud, const sl_select *sel, const sl_table_meta *meta, sl_op **out,
                        sl_error *err)
@@ -189,6 +254,12 @@ static int open_remote(void *ud, const sl_select *sel, const sl_table_meta *meta
             free(kids);
             return rc;
         }
+    }
+    if (nvg > 1 && (rc = prefetch_all(c, (remote_op **)kids, nvg, err)) < 0) {
+        for (int j = 0; j < nvg; j++)
+            sl_op_free(kids[j]);
+        free(kids);
+        return rc;
     }
     rc = sl_op_concat_new(kids, nvg, out, err);
     free(kids);

@@ -68,6 +68,8 @@ struct sl_conn {
     int c_timeout_ms;          /* per request */
     int64_t c_now_ms;          /* the running statement's NOW */
     sl_error c_lookup_err;     /* an RPC failure hidden behind a "not found" lookup */
+    bool c_retry;              /* the statement failed on stale metadata before writing
+                                * anything: running it once more may succeed */
     sl_conn_stats c_stats;
 };
 
@@ -80,7 +82,12 @@ struct sl_conn {
 int sl__mnode_call(sl_conn *c, uint32_t method, const void *req, size_t len, sl_buf *reply,
                    sl_error *err);
 
-/* Calls the vnode at addr (opening a client for it on first use). */
+/* Opens (once) the client of the vnode at addr, so that later calls to it only read the
+ * connection's client list (they may then run on several threads at once). */
+int sl__vnode_open(sl_conn *c, const char *addr, sl_error *err);
+
+/* Calls the vnode at addr (opening a client for it on first use). Thread-safe only for
+ * addresses already opened with sl__vnode_open. */
 int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *req, size_t len,
                    sl_buf *reply, sl_error *err);
 

@@ -242,6 +242,7 @@ int sl__conn_insert(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
             }
         }
         if ((rc = send_write(c, vg, batch, nb, err)) < 0) {
+            c->c_retry = rc == SL_ENOTFOUND && written_groups == 0;
             if (written_groups > 0 && err != NULL) {
                 char note[96];
                 snprintf(note, sizeof(note), " (rows for %d other vgroup%s were written)",

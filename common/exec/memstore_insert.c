@@ -1,9 +1,9 @@
 /*
  * memstore_insert.c - INSERT and DELETE for the embedded store.
  *
- * Values are constant expressions evaluated by the shared evaluator (ddl.h,
- * sl_ddl_const_to) and converted to the column type, so a bad value is reported with the
- * column it was meant for and the position of the value. The target of each INSERT item
+ * Rows are converted by the shared INSERT/DELETE value rules (ddl.h, sl_ddl_insert_rows and
+ * sl_ddl_delete_range in ddl_insert.c, which the client library uses too), so a bad value
+ * is reported with the column it was meant for and the position of the value. The target of each INSERT item
  * (and the child table USING ... TAGS creates) is resolved by the shared DDL rules
  * (sl_ddl_plan_insert_target), exactly as the mnode catalog resolves it.
  *
@@ -18,15 +18,6 @@
 #include <string.h>
 
 #include "memstore_int.h"
-
-/* ------------------------------------------------------------ constants */
-
-/* Values are evaluated by the shared evaluator (ddl.h) with the statement's NOW. */
-int sl__ms_const_to(sl_memstore *ms, const sl_expr *e, const sl_field *f, const char *what,
-                    sl_precision prec, char *buf, size_t bufn, sl_value *out, sl_error *err)
-{
-    return sl_ddl_const_to(e, f, what, prec, ms->m_stmt_now_ms, buf, bufn, out, err);
-}
 
 /* ------------------------------------------------------------ INSERT */
 

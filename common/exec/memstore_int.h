@@ -202,10 +202,6 @@ int sl__ms_make_tables(sl_ddl_plan *plan, int from, sl__ms_table **news, sl_erro
 
 /* ------------------------------------------------------------ memstore_insert.c */
 
-/* sl_ddl_const_to (ddl.h) with the statement's NOW. */
-int sl__ms_const_to(sl_memstore *ms, const sl_expr *e, const sl_field *f, const char *what,
-                    sl_precision prec, char *buf, size_t bufn, sl_value *out, sl_error *err);
-
 int sl__ms_insert(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err);
 int sl__ms_delete(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err);
 

@@ -40,8 +40,10 @@ struct sl_rpc_client {
     char *url;                    /* copy of the server address, for messages */
     atomic_int npipes;            /* connections up now (pipe notifications) */
     atomic_uint_fast64_t next_id; /* request ids */
-    uv_mutex_t mu;                /* guards closing and calls */
+    uv_mutex_t mu;                /* guards closing, calls and arming */
     bool closing;                 /* set once by close; no async call starts after */
+    int arming;                   /* async callbacks inside nng_ctx_recv */
+    uv_cond_t armed;              /* signalled when arming drops to 0 while closing */
     acall *calls;                 /* pending async calls, doubly linked */
 };
 
@@ -103,46 +105,9 @@ static int transport_error(sl_rpc_client *cli, int nrv, bool sending, int timeou
 static int decode_reply(sl_rpc_client *cli, nng_msg *m, uint64_t request_id, Sluice__Envelope **out,
                         sl_error *err)
 {
-    *out = NULL;
-    size_t len = nng_msg_len(m);
-    Sluice__Envelope *env = sluice__envelope__unpack(NULL, len, nng_msg_body(m));
+    int rc = sl__rpc_decode_reply(nng_msg_body(m), nng_msg_len(m), request_id, cli->url, out, err);
     nng_msg_free(m);
-    if (env == NULL)
-        return sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed reply envelope from %s (%zu bytes)",
-                            cli->url, len);
-    int rc = 0;
-    if (env->version == 0) {
-        rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "reply from %s carries no protocol version",
-                          cli->url);
-    } else if (env->version > SL_RPC_PROTOCOL_VERSION) {
-        rc = sl_error_set(err, SL_EUNSUPPORTED, 0, 0,
-                          "reply from %s speaks protocol version %u (this node speaks %u)",
-                          cli->url, env->version, SL_RPC_PROTOCOL_VERSION);
-    } else if (env->request_id != request_id && !(env->request_id == 0 && env->error != NULL)) {
-        /* Request id 0 marks an error about a request the server could not decode. */
-        rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "reply from %s answers request %llu, not %llu",
-                          cli->url, (unsigned long long)env->request_id,
-                          (unsigned long long)request_id);
-    } else if (env->error != NULL) {
-        const Sluice__Error *e = env->error;
-        if (e->code >= 0) {
-            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "error reply from %s without an error code",
-                              cli->url);
-        } else {
-            rc = e->code;
-            int line = e->line > INT_MAX ? INT_MAX : (int)e->line;
-            int col = e->col > INT_MAX ? INT_MAX : (int)e->col;
-            sl_error_set(err, rc, line, col, "%s",
-                         e->message != NULL && e->message[0] != '\0' ? e->message
-                                                                     : sl_strerror(rc));
-        }
-    }
-    if (rc != 0) {
-        sluice__envelope__free_unpacked(env, NULL);
-        return rc;
-    }
-    *out = env;
-    return 0;
+    return rc;
 }
 
 /* Sends msg (taken) on a fresh context and waits for the reply, all within timeout_ms.
@@ -272,14 +237,28 @@ static void acall_cb(void *arg)
     sl_rpc_client *cli = c->cli;
     int rv = nng_aio_result(c->aio);
 
-    if (c->phase == PH_SEND) {
-        if (rv == 0) {
+    if (c->phase == PH_SEND && rv == 0) {
+        /* Close waits for arming to drop to 0 before it stops aios and closes the socket:
+         * nng 1.5.2 can crash when an operation starts on a socket being closed. */
+        uv_mutex_lock(&cli->mu);
+        bool closing = cli->closing;
+        if (!closing) {
+            cli->arming++;
             c->phase = PH_RECV;
-            nng_aio_set_timeout(c->aio,
-                                sl__rpc_duration((int64_t)c->deadline - (int64_t)sl__rpc_now_ms()));
+        }
+        uv_mutex_unlock(&cli->mu);
+        if (!closing) {
+            int64_t left = (int64_t)c->deadline - (int64_t)sl__rpc_now_ms();
+            nng_aio_set_timeout(c->aio, sl__rpc_duration(left));
             nng_ctx_recv(c->ctx, c->aio);
+            uv_mutex_lock(&cli->mu);
+            if (--cli->arming == 0 && cli->closing)
+                uv_cond_broadcast(&cli->armed);
+            uv_mutex_unlock(&cli->mu);
             return;
         }
+        rv = NNG_ECANCELED; /* sent, but the client is closing: the reply would be lost */
+    } else if (c->phase == PH_SEND) {
         nng_msg *back = nng_aio_get_msg(c->aio);
         nng_aio_set_msg(c->aio, NULL);
         if (back != NULL)
@@ -438,6 +417,11 @@ int sl_rpc_client_open(sl_rpc_client **out, const char *url, const sl_rpc_limits
         free(cli);
         return sl_error_set(err, SL_ENOMEM, 0, 0, "rpc client: cannot create a mutex");
     }
+    if (uv_cond_init(&cli->armed) != 0) {
+        uv_mutex_destroy(&cli->mu);
+        free(cli);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "rpc client: cannot create a condition");
+    }
     sl__rpc_limits_resolve(lim, &cli->lim);
     atomic_init(&cli->npipes, 0);
     atomic_init(&cli->next_id, 1);
@@ -478,6 +462,7 @@ fail:
     if (sock_open)
         nng_close(cli->sock);
     free(cli->url);
+    uv_cond_destroy(&cli->armed);
     uv_mutex_destroy(&cli->mu);
     free(cli);
     return rc;
@@ -491,6 +476,8 @@ void sl_rpc_client_close(sl_rpc_client *cli)
     cli->closing = true;
     acall *calls = cli->calls;
     cli->calls = NULL;
+    while (cli->arming > 0)
+        uv_cond_wait(&cli->armed, &cli->mu);
     uv_mutex_unlock(&cli->mu);
 
     /* Stop every nng side first (each stop waits for a running callback), then deliver. */
@@ -506,6 +493,7 @@ void sl_rpc_client_close(sl_rpc_client *cli)
         uv_sleep(1);
     nng_close(cli->sock);
     free(cli->url);
+    uv_cond_destroy(&cli->armed);
     uv_mutex_destroy(&cli->mu);
     free(cli);
 }

@@ -25,6 +25,27 @@ void sl__rpc_limits_resolve(const sl_rpc_limits *in, sl_rpc_limits *out);
 int sl__rpc_pack(nng_msg **out, uint32_t method, uint64_t request_id, uint64_t epoch,
                  const void *payload, size_t len, const sl_error *e, size_t max);
 
+/*
+ * Decodes a received request frame (len bytes at p, borrowed) into *out, as the server does
+ * before dispatching: a frame over max bytes is SL_ELIMIT and bytes that are no Envelope are
+ * SL_ECORRUPT (*out NULL, err set). An Envelope without a protocol version (SL_ECORRUPT) or
+ * with a newer one (SL_EUNSUPPORTED) is returned in *out all the same, so that the error
+ * reply can echo its method and request id. Whenever *out is non-NULL the caller frees it
+ * with sluice__envelope__free_unpacked. Any thread.
+ */
+int sl__rpc_decode_request(const uint8_t *p, size_t len, size_t max, Sluice__Envelope **out,
+                           sl_error *err);
+
+/*
+ * Decodes a reply frame (len bytes at p, borrowed) to the call request_id sent to peer
+ * (borrowed, used in messages). Returns 0 and *out (caller frees it with
+ * sluice__envelope__free_unpacked); otherwise *out is NULL and the result is the remote
+ * error code, SL_ECORRUPT (malformed, no version, another request's reply, an error reply
+ * without a negative code) or SL_EUNSUPPORTED (newer protocol), with err set. Any thread.
+ */
+int sl__rpc_decode_reply(const uint8_t *p, size_t len, uint64_t request_id, const char *peer,
+                         Sluice__Envelope **out, sl_error *err);
+
 /* Maps an nng error code to an sl_err code (timeouts, lost peers, memory, sizes). */
 int sl__rpc_map_nng(int nrv);
 

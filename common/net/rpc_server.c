@@ -13,8 +13,9 @@
  * call and cancel callback runs on the loop thread. A slot whose request is pending does
  * not receive, so at most max_inflight requests exist at once and the rest wait in their
  * connections. srv->closing, set under srv->mu, stops nng threads from queueing or
- * re-arming; close then waits for each aio (nng_aio_free stops it) before it closes the
- * uv handles, so no nng thread touches the loop afterwards.
+ * re-arming; close then waits until no thread is starting an operation, stops every aio
+ * (waiting for its callback) and only then closes the socket and the uv handles, so no
+ * nng thread touches the server or the loop afterwards.
  */
 #include "rpc_int.h"
 
@@ -72,6 +73,8 @@ struct sl_rpc_server {
     bool closing;             /* set once by close; nng threads stop queueing and re-arming */
     sl_rpc_reply *ready_head; /* ready queue (FIFO) of QUEUED slots */
     sl_rpc_reply *ready_tail;
+    int arming;      /* slot_arm calls inside nng_ctx_recv, guarded by mu */
+    uv_cond_t armed; /* signalled when arming drops to 0 while closing */
     uint32_t *conns; /* nng pipe ids of admitted connections, guarded by mu */
     int nconns;      /* entries in conns, at most lim.max_connections */
 };
@@ -101,11 +104,17 @@ static void slot_arm(sl_rpc_reply *s)
         return;
     }
     s->state = SLOT_RECV;
+    srv->arming++;
     uv_mutex_unlock(&srv->mu);
-    /* Outside the lock: nng may complete the operation on another thread at once. If close
-     * slips in between, closing the socket fails this receive and the callback idles. */
+    /* Outside the lock, as nng may finish the operation at once; close waits for arming
+     * to drop to 0 before it stops the aios and closes the socket, because nng 1.5.2 can
+     * crash when an operation is started on a context while its socket is being closed. */
     nng_aio_set_timeout(s->aio, NNG_DURATION_INFINITE);
     nng_ctx_recv(s->ctx, s->aio);
+    uv_mutex_lock(&srv->mu);
+    if (--srv->arming == 0 && srv->closing)
+        uv_cond_broadcast(&srv->armed);
+    uv_mutex_unlock(&srv->mu);
 }
 
 /* The aio callback of a slot, on an nng thread: a receive or a send finished. */
@@ -245,28 +254,22 @@ static void slot_dispatch(sl_rpc_server *srv, sl_rpc_reply *s)
     s->held = true;
     s->state = SLOT_HANDLER; /* so the error paths below may answer */
 
-    size_t len = nng_msg_len(m);
-    if (len > srv->lim.max_msg_bytes) {
-        /* nng enforces this already (NNG_OPT_RECVMAXSZ); checked again for safety. */
-        nng_msg_free(m);
-        slot_failf(s, SL_ELIMIT, "request of %zu bytes exceeds the limit of %zu bytes", len,
-                   srv->lim.max_msg_bytes);
-        return;
-    }
-    Sluice__Envelope *env = sluice__envelope__unpack(NULL, len, nng_msg_body(m));
+    /* nng enforces max_msg_bytes already (NNG_OPT_RECVMAXSZ); the decoder checks again. */
+    sl_error e;
+    sl_error_clear(&e);
+    Sluice__Envelope *env;
+    int rc =
+        sl__rpc_decode_request(nng_msg_body(m), nng_msg_len(m), srv->lim.max_msg_bytes, &env, &e);
     nng_msg_free(m);
     if (env == NULL) {
-        slot_failf(s, SL_ECORRUPT, "malformed request envelope (%zu bytes)", len);
+        slot_fail(s, &e, srv->lim.request_timeout_ms);
         return;
     }
     s->method = env->method;
     s->request_id = env->request_id;
     s->epoch = env->epoch;
-    if (env->version == 0) {
-        slot_failf(s, SL_ECORRUPT, "request envelope carries no protocol version");
-    } else if (env->version > SL_RPC_PROTOCOL_VERSION) {
-        slot_failf(s, SL_EUNSUPPORTED, "protocol version %u is not supported (this node speaks %u)",
-                   env->version, SL_RPC_PROTOCOL_VERSION);
+    if (rc < 0) {
+        slot_fail(s, &e, srv->lim.request_timeout_ms);
     } else {
         const sl_rpc_method *meth = find_method(srv, env->method);
         if (meth == NULL) {
@@ -407,6 +410,7 @@ static void server_free(sl_rpc_server *srv)
     free(srv->slots);
     free(srv->methods);
     free(srv->conns);
+    uv_cond_destroy(&srv->armed);
     uv_mutex_destroy(&srv->mu);
     free(srv);
 }
@@ -432,6 +436,11 @@ int sl_rpc_server_open(sl_rpc_server **out, uv_loop_t *loop, const char *listen_
     if (uv_mutex_init(&srv->mu) != 0) {
         free(srv);
         return sl_error_set(err, SL_ENOMEM, 0, 0, "rpc server: cannot create a mutex");
+    }
+    if (uv_cond_init(&srv->armed) != 0) {
+        uv_mutex_destroy(&srv->mu);
+        free(srv);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "rpc server: cannot create a condition");
     }
     srv->loop = loop;
     srv->ud = ud;
@@ -579,8 +588,15 @@ void sl_rpc_server_close(sl_rpc_server *srv)
         nng_aio_wait(s->aio);
     }
 
-    /* Closing the socket fails every outstanding receive; freeing an aio waits for its
-     * callback, which sees closing and neither queues nor wakes the loop. */
+    /* No nng thread starts an operation any more once arming is 0 (they see closing).
+     * Stopping an aio cancels its receive and waits for its callback, which idles; only
+     * then is the socket closed. */
+    uv_mutex_lock(&srv->mu);
+    while (srv->arming > 0)
+        uv_cond_wait(&srv->armed, &srv->mu);
+    uv_mutex_unlock(&srv->mu);
+    for (int i = 0; i < srv->lim.max_inflight; i++)
+        nng_aio_stop(srv->slots[i].aio);
     nng_close(srv->sock);
     for (int i = 0; i < srv->lim.max_inflight; i++) {
         sl_rpc_reply *s = &srv->slots[i];

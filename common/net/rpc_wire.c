@@ -71,6 +71,69 @@ int sl__rpc_pack(nng_msg **out, uint32_t method, uint64_t request_id, uint64_t e
     return 0;
 }
 
+int sl__rpc_decode_request(const uint8_t *p, size_t len, size_t max, Sluice__Envelope **out,
+                           sl_error *err)
+{
+    *out = NULL;
+    if (len > max)
+        return sl_error_set(err, SL_ELIMIT, 0, 0,
+                            "request of %zu bytes exceeds the limit of %zu bytes", len, max);
+    Sluice__Envelope *env = sluice__envelope__unpack(NULL, len, p);
+    if (env == NULL)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed request envelope (%zu bytes)", len);
+    *out = env;
+    if (env->version == 0)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0, "request envelope carries no protocol version");
+    if (env->version > SL_RPC_PROTOCOL_VERSION)
+        return sl_error_set(err, SL_EUNSUPPORTED, 0, 0,
+                            "protocol version %u is not supported (this node speaks %u)",
+                            env->version, SL_RPC_PROTOCOL_VERSION);
+    return 0;
+}
+
+int sl__rpc_decode_reply(const uint8_t *p, size_t len, uint64_t request_id, const char *peer,
+                         Sluice__Envelope **out, sl_error *err)
+{
+    *out = NULL;
+    Sluice__Envelope *env = sluice__envelope__unpack(NULL, len, p);
+    if (env == NULL)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed reply envelope from %s (%zu bytes)",
+                            peer, len);
+    int rc = 0;
+    if (env->version == 0) {
+        rc =
+            sl_error_set(err, SL_ECORRUPT, 0, 0, "reply from %s carries no protocol version", peer);
+    } else if (env->version > SL_RPC_PROTOCOL_VERSION) {
+        rc = sl_error_set(err, SL_EUNSUPPORTED, 0, 0,
+                          "reply from %s speaks protocol version %u (this node speaks %u)", peer,
+                          env->version, SL_RPC_PROTOCOL_VERSION);
+    } else if (env->request_id != request_id && !(env->request_id == 0 && env->error != NULL)) {
+        /* Request id 0 marks an error about a request the server could not decode. */
+        rc =
+            sl_error_set(err, SL_ECORRUPT, 0, 0, "reply from %s answers request %llu, not %llu",
+                         peer, (unsigned long long)env->request_id, (unsigned long long)request_id);
+    } else if (env->error != NULL) {
+        const Sluice__Error *e = env->error;
+        if (e->code >= 0) {
+            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "error reply from %s without an error code",
+                              peer);
+        } else {
+            rc = e->code;
+            int line = e->line > INT_MAX ? INT_MAX : (int)e->line;
+            int col = e->col > INT_MAX ? INT_MAX : (int)e->col;
+            sl_error_set(err, rc, line, col, "%s",
+                         e->message != NULL && e->message[0] != '\0' ? e->message
+                                                                     : sl_strerror(rc));
+        }
+    }
+    if (rc != 0) {
+        sluice__envelope__free_unpacked(env, NULL);
+        return rc;
+    }
+    *out = env;
+    return 0;
+}
+
 int sl__rpc_map_nng(int nrv)
 {
     switch (nrv) {

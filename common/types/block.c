@@ -483,14 +483,16 @@ int sl_column_borrow(sl_column *dst, const sl_column *src, uint32_t from, uint32
     dst->nrows = n;
     dst->cap = n;
     dst->has_nulls = src->has_nulls;
-    dst->nulls = src->has_nulls ? src->nulls + from / 8 : NULL;
+    /* An empty column may have no buffers: NULL + 0 is undefined, so keep NULL. */
+    dst->nulls = src->has_nulls && src->nulls != NULL ? src->nulls + from / 8 : NULL;
     if (sl_type_is_var(src->type)) {
-        dst->offsets = src->offsets + from;
+        dst->offsets = src->offsets != NULL ? src->offsets + from : NULL;
         dst->heap = src->heap;
         dst->heap_len = src->heap_len;
         dst->heap_cap = src->heap_len;
     } else {
-        dst->data = (char *)src->data + (size_t)from * sl_type_size(src->type);
+        dst->data = src->data != NULL ? (char *)src->data + (size_t)from * sl_type_size(src->type)
+                                      : NULL;
     }
     return 0;
 }

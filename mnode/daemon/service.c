@@ -19,6 +19,7 @@
 #include "common/util/log.h"
 #include "mdaemon.h"
 #include "mnode.pb-c.h"
+#include "mrequest.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -176,14 +177,9 @@ static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_arena_init(&a);
     const char *cur = rq->current_db[0] ? rq->current_db : NULL;
     const char *new_db = cur;
-    int rc = sl_parse(rq->sql, strlen(rq->sql), &pr, &err);
+    int rc = sl__md_parse_one(rq->sql, &pr, &err);
     if (rc < 0)
         goto fail;
-    if (pr->nstmts != 1) {
-        rc = sl_error_set(&err, SL_EINVAL, 0, 0, "expected exactly one statement, got %d",
-                          pr->nstmts);
-        goto fail;
-    }
     const sl_stmt *st = pr->stmts[0];
     if (st->kind == SL_STMT_USE) {
         sl_mcatalog_db db;
@@ -298,87 +294,12 @@ static void m_db_info(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 
 /* ------------------------------------------------------------------ AUTO_CREATE */
 
-/* Appends name as a backquoted identifier. */
-static void put_ident(sl_buf *b, const char *s)
-{
-    sl_buf_put_u8(b, '`');
-    for (; *s; s++) {
-        if (*s == '`')
-            sl_buf_put_u8(b, '`');
-        sl_buf_put_u8(b, (uint8_t)*s);
-    }
-    sl_buf_put_u8(b, '`');
-}
-
-/* Appends row 0 of column c as an SQL literal. */
-static void put_literal(sl_buf *b, const sl_column *c)
-{
-    if (sl_column_is_null(c, 0)) {
-        sl_buf_printf(b, "NULL");
-    } else if (sl_type_is_var(c->type)) {
-        uint32_t n;
-        const char *s = sl_column_get_str(c, 0, &n);
-        sl_buf_put_u8(b, '\'');
-        for (uint32_t i = 0; i < n; i++) {
-            if (s[i] == '\'' || s[i] == '\\')
-                sl_buf_put_u8(b, (uint8_t)s[i]);
-            sl_buf_put_u8(b, (uint8_t)s[i]);
-        }
-        sl_buf_put_u8(b, '\'');
-    } else if (c->type == SL_T_BOOL) {
-        sl_buf_printf(b, "%s", sl_column_get_i64(c, 0) ? "true" : "false");
-    } else if (c->type == SL_T_FLOAT || c->type == SL_T_DOUBLE) {
-        sl_buf_printf(b, "%.17g", sl_column_get_f64(c, 0));
-    } else if (sl_type_is_unsigned_int(c->type)) {
-        sl_buf_printf(b, "%" PRIu64, sl_column_get_u64(c, 0));
-    } else {
-        sl_buf_printf(b, "%" PRId64, sl_column_get_i64(c, 0));
-    }
-}
-
 /* Creates one child table as CREATE TABLE IF NOT EXISTS ... USING ... TAGS would. */
 static int auto_create_one(sl_mdaemon *md, const Sluice__AutoCreateItem *it,
                            sl_mcatalog_table *out, sl_error *err)
 {
-    sl_block tv;
-    sl_block_init(&tv);
-    sl_buf sql;
-    sl_buf_init(&sql);
     sl_parse_result *pr = NULL;
-    int rc = sl_block_decode(it->tag_values.data, it->tag_values.len, &tv, err);
-    if (rc < 0)
-        goto done;
-    if (tv.nrows != 1 || (it->n_tag_names > 0 && tv.ncols != it->n_tag_names)) {
-        rc = sl_error_set(err, SL_EINVAL, 0, 0,
-                          "tag values of '%s' must be one row with one column per tag name",
-                          it->name);
-        goto done;
-    }
-    sl_buf_printf(&sql, "CREATE TABLE IF NOT EXISTS ");
-    put_ident(&sql, it->db);
-    sl_buf_put_u8(&sql, '.');
-    put_ident(&sql, it->name);
-    sl_buf_printf(&sql, " USING ");
-    put_ident(&sql, it->db);
-    sl_buf_put_u8(&sql, '.');
-    put_ident(&sql, it->stable);
-    if (it->n_tag_names > 0) {
-        sl_buf_printf(&sql, " (");
-        for (size_t i = 0; i < it->n_tag_names; i++) {
-            if (i)
-                sl_buf_put_u8(&sql, ',');
-            put_ident(&sql, it->tag_names[i]);
-        }
-        sl_buf_put_u8(&sql, ')');
-    }
-    sl_buf_printf(&sql, " TAGS (");
-    for (uint32_t i = 0; i < tv.ncols; i++) {
-        if (i)
-            sl_buf_put_u8(&sql, ',');
-        put_literal(&sql, &tv.cols[i]);
-    }
-    sl_buf_put_u8(&sql, ')');
-    rc = sl_parse((const char *)sql.data, sql.len, &pr, err);
+    int rc = sl__md_auto_create_stmt(it, &pr, err);
     if (rc < 0)
         goto done;
     sl_ddl_result dr;
@@ -396,8 +317,6 @@ static int auto_create_one(sl_mdaemon *md, const Sluice__AutoCreateItem *it,
                           it->name, out->stable, it->stable);
 done:
     sl_parse_result_free(pr);
-    sl_buf_fini(&sql);
-    sl_block_fini(&tv);
     return rc;
 }
 

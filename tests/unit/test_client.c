@@ -1072,6 +1072,33 @@ static void test_insert_block(void **state)
     sl_close(c);
 }
 
+/* A table the vnode no longer knows under the cached uid (dropped and created again by
+ * another client): the insert is refused before anything is written, the cache is
+ * flushed, and the statement is resolved again once and succeeds. */
+static void test_stale_cache_retried(void **state)
+{
+    (void)state;
+    sl_conn *c = connect_fake();
+    load(c);
+    fake_table *t = table_find("db", "d6");
+    assert_non_null(t);
+    t->uid += 100000; /* the loop thread is idle between calls */
+    int w0 = atomic_load(&F->writes[place("d6")]);
+    sl_conn_stats s0, s1;
+    sl_conn_get_stats(c, &s0);
+    sl_result r;
+    q_ok(c, "INSERT INTO d6 VALUES (1736000000000, 9, 9.5, 'r')", &r);
+    assert_int_equal(r.affected, 1);
+    sl_result_fini(&r);
+    sl_conn_get_stats(c, &s1);
+    assert_int_equal(atomic_load(&F->writes[place("d6")]) - w0, 2); /* refused, then written */
+    assert_true(s1.meta_misses > s0.meta_misses);
+    q_ok(c, "SELECT count(*) FROM d6 WHERE v = 9 AND s = 'r'", &r);
+    assert_int_equal(sl_res_i64(&r, 0, 0), 1);
+    sl_result_fini(&r);
+    sl_close(c);
+}
+
 static void test_connect_refused(void **state)
 {
     (void)state;
@@ -1093,6 +1120,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_select_merges_like_one_store, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_errors_keep_positions, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_insert_block, fake_start, fake_stop),
+        cmocka_unit_test_setup_teardown(test_stale_cache_retried, fake_start, fake_stop),
         cmocka_unit_test(test_connect_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

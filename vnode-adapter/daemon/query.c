@@ -25,6 +25,7 @@
 #include "common/util/arena.h"
 #include "common/util/log.h"
 #include "vdaemon.h"
+#include "vrequest.h"
 #include "vnode.pb-c.h"
 
 #define VN_PAGE_DEFAULT (1u << 20)
@@ -306,13 +307,9 @@ static int cursor_start(sl_vdaemon *vd, vn_vgroup *vg, const Sluice__QueryReques
     q->vg = vg;
     c->q = q;
     c->vg = vg;
-    rc = sl_parse(rq->sql, strlen(rq->sql), &pr, err);
+    rc = sl__vn_query_parse(rq, &pr, err);
     if (rc < 0)
         goto fail;
-    if (pr->nstmts != 1 || pr->stmts[0]->kind != SL_STMT_SELECT) {
-        rc = sl_error_set(err, SL_EINVAL, 0, 0, "VNODE_QUERY takes exactly one SELECT");
-        goto fail;
-    }
     rc = sl_vstore_snapshot_open(vg->vg_vs, &q->snap, err);
     if (rc < 0)
         goto fail;

@@ -22,10 +22,7 @@
 #include "common/util/log.h"
 #include "vdaemon.h"
 #include "vnode.pb-c.h"
-
-/* Largest change-log page (bytes) and wait a poll may ask for. */
-#define VN_CHANGES_MAX_BYTES (8u << 20)
-#define VN_CHANGES_MAX_WAIT_MS 60000u
+#include "vrequest.h"
 
 
 void sl__vn_reply_pb(sl_rpc_reply *reply, const ProtobufCMessage *m)
@@ -85,39 +82,23 @@ static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     }
     sl_error err = {0};
     sl_error_clear(&err);
-    sl_block *blocks = NULL;
-    sl_vs_write_item *items = NULL;
-    size_t ndec = 0;
+    vn_write w;
+    memset(&w, 0, sizeof(w));
     vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
     if (vg == NULL)
         goto out;
-    blocks = calloc(rq->n_items + 1, sizeof(*blocks));
-    items = calloc(rq->n_items + 1, sizeof(*items));
-    int rc = blocks && items ? 0 : SL_ENOMEM;
-    uint64_t rows = 0;
-    for (size_t i = 0; rc == 0 && i < rq->n_items; i++) {
-        sl_block_init(&blocks[i]);
-        ndec++;
-        sl_error e = {0};
-        rc = sl_block_decode(rq->items[i]->block.data, rq->items[i]->block.len, &blocks[i], &e);
-        if (rc < 0) {
-            sl_error_set(&err, rc, 0, 0, "item %zu: %s", i, e.msg);
-            break;
-        }
-        items[i].uid = rq->items[i]->uid;
-        items[i].rows = &blocks[i];
-        rows += blocks[i].nrows;
-    }
+    int rc = sl__vn_write_decode(rq, &w, &err);
+    uint64_t rows = w.w_rows;
     uint64_t version = 0;
     if (rc == 0) {
-        rc = sl_vstore_write(vg->vg_vs, items, rq->n_items, true, &version, &err);
+        rc = sl_vstore_write(vg->vg_vs, w.w_items, w.w_n, true, &version, &err);
         if (rc == SL_ENOTFOUND) {
             /* Perhaps created on the mnode since our last sync: fetch once and retry. */
             sl_error e2;
             sl_error_clear(&e2);
             if (sl__vn_sync_now(vd, vg, &e2) == 0) {
                 sl_error_clear(&err);
-                rc = sl_vstore_write(vg->vg_vs, items, rq->n_items, true, &version, &err);
+                rc = sl_vstore_write(vg->vg_vs, w.w_items, w.w_n, true, &version, &err);
             }
         }
     }
@@ -133,10 +114,7 @@ static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         sl__vn_wake_polls(vg);
     }
 out:
-    for (size_t i = 0; i < ndec; i++)
-        sl_block_fini(&blocks[i]);
-    free(blocks);
-    free(items);
+    sl__vn_write_fini(&w);
     sluice__write_request__free_unpacked(rq, NULL);
 }
 
@@ -186,32 +164,6 @@ struct vn_poll {
     uv_timer_t timer;
 };
 
-/* Encodes a ROWS change's block with the per-row kind column (TINYINT: 1 insert,
- * 2 update) appended. */
-static int rows_block(const sl_vs_change *c, sl_buf *out)
-{
-    sl_block b;
-    sl_block_init(&b);
-    int rc = 0;
-    for (uint32_t i = 0; rc == 0 && i < c->rows.ncols; i++) {
-        const sl_column *src = &c->rows.cols[i];
-        rc = sl_block_add_column(&b, src->type, src->width);
-        if (rc >= 0)
-            rc = sl_column_borrow(&b.cols[rc], src, 0, c->rows.nrows);
-    }
-    if (rc >= 0)
-        rc = sl_block_add_column(&b, SL_T_TINYINT, 0);
-    for (uint32_t r = 0; rc >= 0 && r < c->rows.nrows; r++)
-        rc = sl_column_append_i64(&b.cols[b.ncols - 1],
-                                  c->row_kinds[r] == SL_VS_ROW_UPDATE ? 2 : 1);
-    if (rc >= 0) {
-        sl_block_seal(&b);
-        rc = sl_block_encode(&b, out);
-    }
-    sl_block_fini(&b);
-    return rc < 0 ? rc : 0;
-}
-
 /* Reads changes after `after` and answers; returns false (nothing sent) when there are
  * none and park is set. */
 static bool answer_changes(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t after, uint32_t max_bytes,
@@ -245,7 +197,7 @@ static bool answer_changes(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t after, u
         cs[i].uid = c->uid;
         cs[i].kind = (uint32_t)c->kind;
         if (c->kind == SL_VS_CHANGE_ROWS) {
-            rc = rows_block(c, &bufs[i]);
+            rc = sl__vn_change_block(c, &bufs[i]);
             cs[i].block.data = bufs[i].data;
             cs[i].block.len = bufs[i].len;
             cs[i].count = c->rows.nrows;
@@ -341,10 +293,8 @@ static void v_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     }
     vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
     if (vg != NULL) {
-        uint32_t mb = rq->max_bytes == 0 || rq->max_bytes > VN_CHANGES_MAX_BYTES
-                          ? VN_CHANGES_MAX_BYTES
-                          : rq->max_bytes;
-        uint32_t wait = rq->wait_ms > VN_CHANGES_MAX_WAIT_MS ? VN_CHANGES_MAX_WAIT_MS : rq->wait_ms;
+        uint32_t mb, wait;
+        sl__vn_changes_bounds(rq, &mb, &wait);
         if (!answer_changes(reply, vg, rq->after_version, mb, rq->max_entries, wait > 0)) {
             vn_poll *p = calloc(1, sizeof(*p));
             if (p == NULL) {

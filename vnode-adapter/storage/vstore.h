@@ -211,6 +211,16 @@ int sl_vstore_write(sl_vstore *vs, const sl_vs_write_item *items, size_t n, bool
                     uint64_t *version, sl_error *err);
 
 /*
+ * Checks the rows of item i (borrowed, it->rows not NULL) against def (borrowed) as
+ * sl_vstore_write does before writing: column count and types, one row count per column,
+ * no NULL timestamp, VARCHAR/NCHAR values within their width (NCHAR: valid UTF-8).
+ * Returns 0, SL_ETYPE, SL_EINVAL or SL_ERANGE with err set (naming item i). Pure; any
+ * thread.
+ */
+int sl_vstore_check_item(const sl_vs_table_def *def, const sl_vs_write_item *it, size_t i,
+                         sl_error *err);
+
+/*
  * Deletes the rows of table uid with lo <= ts <= hi: counts the visible rows there into
  * *ndeleted (may be NULL), records a range tombstone and a DELETE change-log entry under
  * a new version stored in *version (may be NULL). Rows written later in the range are

@@ -45,9 +45,9 @@ static sl_kv_sync kv_sync(bool sync)
  * Validation
  * ------------------------------------------------------------------------------------- */
 
-static int check_item(const sl_vs_write_item *it, size_t i, const vs_table *t, sl_error *err)
+int sl_vstore_check_item(const sl_vs_table_def *d, const sl_vs_write_item *it, size_t i,
+                         sl_error *err)
 {
-    const sl_vs_table_def *d = &t->def;
     const sl_block *b = it->rows;
     if (b->ncols != d->ncols)
         return sl_error_set(err, SL_ETYPE, 0, 0,
@@ -367,7 +367,7 @@ int sl_vstore_write(sl_vstore *vs, const sl_vs_write_item *items, size_t n, bool
                               (unsigned long long)items[i].uid);
             goto out;
         }
-        if ((rc = check_item(&items[i], i, e->e_table, err)) != 0)
+        if ((rc = sl_vstore_check_item(&e->e_table->def, &items[i], i, err)) != 0)
             goto out;
     }
     order = malloc((n ? n : 1) * sizeof(size_t));
