@@ -11,7 +11,13 @@
  * through the real parser, planner and executor, and beside it, in the same run, a
  * hand-written tight C loop over the same in-memory arrays computing the same result (the
  * speed limit). It prints rows/s of both, their ratio, and checks that they agree.
+ *
+ * The storage cluster's subcommands, `insert` (rows/s end to end through a cluster beside
+ * an in-process RocksDB baseline) and `query` (a full-range PARTITION BY tbname
+ * INTERVAL(1m) scan through a cluster beside the embedded store), are described above
+ * their code below.
  */
+#define _GNU_SOURCE /* mkdtemp, getloadavg */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +296,538 @@ static int cmd_agg(int argc, char **argv)
     return mismatches ? 1 : 0;
 }
 
+
+/* ======================================================================= insert, query
+ *
+ *   sluice-bench insert [--threads N] [--tables N] [--batch N] [--rows N] [-h HOST -P PORT]
+ *                       [--vnodes N] [--keep]
+ *   sluice-bench query  [--threads N] [--tables N] [--batch N] [--rows N] [-h HOST -P PORT]
+ *                       [--vnodes N] [--no-load] [--no-embedded]
+ *
+ * Without -h/-P they start a local cluster (scripts/sluice-local up, in a temp folder, on a
+ * free base port, binaries beside this one) and stop it at the end (--keep leaves it up).
+ * The same blocks (bench_util.h's meter rows, timestamps per batch) are written end to end
+ * through libsluice (one connection per thread, sl_insert_block per batch) and, for the
+ * baseline, straight into one in-process RocksDB through sl_kv with sync (what an
+ * acknowledged vnode write costs at least), same thread count.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "sluice.h"
+#include "common/kv/kv.h"
+#include "vnode-adapter/storage/vstore.h"
+
+typedef struct ins_cfg {
+    int threads, tables, batch, vnodes;
+    long long rows;
+    const char *host;
+    int port;
+    bool keep, no_load, no_embedded;
+    char dir[256]; /* local cluster folder */
+    char bindir[1024];
+} ins_cfg;
+
+static int ins_rounds(const ins_cfg *c)
+{
+    long long per = (long long)c->tables * c->batch;
+    long long r = (c->rows + per - 1) / per;
+    return r < 1 ? 1 : (int)r;
+}
+
+static bool port_free(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return false;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    bool ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+    close(fd);
+    return ok;
+}
+
+static int local_up(ins_cfg *c)
+{
+    char self[1024];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    snprintf(c->bindir, sizeof(c->bindir), "%s", self);
+    snprintf(c->dir, sizeof(c->dir), "/tmp/sluice-bench.XXXXXX");
+    if (mkdtemp(c->dir) == NULL)
+        return -1;
+    srand((unsigned)getpid() ^ (unsigned)time(NULL));
+    for (int tries = 0; tries < 50; tries++) {
+        int base = 20000 + rand() % 30000;
+        bool ok = port_free(base);
+        for (int i = 1; ok && i <= c->vnodes; i++)
+            ok = port_free(base + 70 + i);
+        if (!ok)
+            continue;
+        char cmd[4096];
+        snprintf(cmd, sizeof(cmd),
+                 "SLUICE_BIN='%s' '%s/scripts/sluice-local' up --dir '%s' --vnodes %d "
+                 "--base-port %d >&2",
+                 c->bindir, SLUICE_SOURCE_DIR, c->dir, c->vnodes, base);
+        if (system(cmd) != 0)
+            return -1;
+        c->host = "127.0.0.1";
+        c->port = base;
+        return 0;
+    }
+    return -1;
+}
+
+static void local_down(const ins_cfg *c)
+{
+    if (c->dir[0] == '\0')
+        return;
+    if (c->keep) {
+        printf("cluster left running: %s/scripts/sluice-local down --dir %s (mnode %s:%d)\n",
+               SLUICE_SOURCE_DIR, c->dir, c->host, c->port);
+        return;
+    }
+    char cmd[4096];
+    snprintf(cmd, sizeof(cmd), "SLUICE_BIN='%s' '%s/scripts/sluice-local' down --dir '%s' >&2",
+             c->bindir, SLUICE_SOURCE_DIR, c->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "sluice-bench: sluice-local down failed\n");
+    bench_rm_rf(c->dir);
+}
+
+static void run_sql(sl_conn *conn, const char *sql)
+{
+    sl_result res;
+    sl_error err;
+    sl_error_clear(&err);
+    if (sl_query(conn, sql, &res, &err) != 0) {
+        fprintf(stderr, "sluice-bench: %s\n", sql);
+        die("query", &err);
+    }
+    sl_result_fini(&res);
+}
+
+/* Shared by the writer threads of one load and its progress printer. */
+typedef struct load_run {
+    const ins_cfg *c;
+    int mode; /* 0: cluster, 1: sl_kv baseline (sync), 2: sl_vstore_write (sync, serialised) */
+    sl_kv *kv;
+    sl_vstore *vs;
+    pthread_mutex_t vs_mu; /* the vstore has one writer at a time */
+    sl_kv_cf *cf;
+    atomic_llong done;
+    atomic_int failed;
+} load_run;
+
+typedef struct load_thread {
+    load_run *run;
+    int id;
+    pthread_t th;
+} load_thread;
+
+static void *load_main(void *arg)
+{
+    load_thread *lt = arg;
+    load_run *run = lt->run;
+    const ins_cfg *c = run->c;
+    sl_error err;
+    sl_error_clear(&err);
+    sl_conn *conn = NULL;
+    sl_kv_batch *batch = NULL;
+    sl_buf key, val;
+    sl_buf_init(&key);
+    sl_buf_init(&val);
+    if (run->mode == 0 && sl_connect(c->host, c->port, &conn, &err) != 0) {
+        fprintf(stderr, "sluice-bench: connect: %s\n", err.msg);
+        run->failed = 1;
+        return NULL;
+    }
+    if (run->mode == 1 && sl_kv_batch_open(&batch) != 0) {
+        run->failed = 1;
+        return NULL;
+    }
+    /* The same blocks in both modes: values from the thread's seed, stamps per round. */
+    uint64_t seed = 42 + (uint64_t)lt->id;
+    sl_block b;
+    bench_meter_block(&b, c->batch, &seed);
+    int rounds = ins_rounds(c);
+    char name[32];
+    for (int i = 0; i < rounds && !run->failed; i++) {
+        bench_meter_stamp(&b, i, c->batch);
+        for (int t = lt->id; t < c->tables && !run->failed; t += c->threads) {
+            int rc;
+            if (run->mode == 0) {
+                snprintf(name, sizeof(name), "d%d", t);
+                rc = sl_insert_block(conn, "bench", name, &b, &err);
+            } else if (run->mode == 2) {
+                sl_vs_write_item it = {(uint64_t)t + 1, &b};
+                pthread_mutex_lock(&run->vs_mu);
+                rc = sl_vstore_write(run->vs, &it, 1, true, NULL, &err);
+                pthread_mutex_unlock(&run->vs_mu);
+            } else {
+                rc = bench_kv_write_block(run->kv, run->cf, batch, &key, &val, (uint64_t)t + 1,
+                                          &b, true, &err);
+            }
+            if (rc != 0) {
+                fprintf(stderr, "\nsluice-bench: write: %s\n", err.msg[0] ? err.msg : sl_strerror(rc));
+                run->failed = 1;
+                break;
+            }
+            atomic_fetch_add(&run->done, c->batch);
+        }
+    }
+    sl_block_fini(&b);
+    sl_buf_fini(&key);
+    sl_buf_fini(&val);
+    if (batch != NULL)
+        sl_kv_batch_close(batch);
+    sl_close(conn);
+    return NULL;
+}
+
+/* Runs one load with c->threads writers; returns rows/s (0 on failure). */
+static double load_threads(load_run *run, const char *label)
+{
+    const ins_cfg *c = run->c;
+    long long total = (long long)ins_rounds(c) * c->tables * c->batch;
+    load_thread *lt = calloc((size_t)c->threads, sizeof(*lt));
+    double t0 = bench_now(), last = t0;
+    for (int i = 0; i < c->threads; i++) {
+        lt[i].run = run;
+        lt[i].id = i;
+        pthread_create(&lt[i].th, NULL, load_main, &lt[i]);
+    }
+    for (;;) {
+        long long d = atomic_load(&run->done);
+        double now = bench_now();
+        if (now - last >= 0.5 || d >= total || run->failed) {
+            fprintf(stderr, "\r  %-22s %11lld / %lld rows  %10.0f rows/s", label, d, total,
+                    now > t0 ? (double)d / (now - t0) : 0.0);
+            fflush(stderr);
+            last = now;
+        }
+        if (d >= total || run->failed)
+            break;
+        usleep(20000);
+    }
+    for (int i = 0; i < c->threads; i++)
+        pthread_join(lt[i].th, NULL);
+    double dt = bench_now() - t0;
+    fprintf(stderr, "\n");
+    free(lt);
+    return run->failed ? 0 : (double)total / dt;
+}
+
+static void ins_usage(const char *cmd)
+{
+    fprintf(stderr,
+            "usage: sluice-bench %s [--threads N] [--tables N] [--batch N] [--rows N] "
+            "[-h HOST -P PORT] [--vnodes N] [--keep]%s\n",
+            cmd, strcmp(cmd, "query") == 0 ? " [--no-load] [--no-embedded]" : "");
+    exit(2);
+}
+
+static void ins_parse(ins_cfg *c, const char *cmd, int argc, char **argv)
+{
+    *c = (ins_cfg){.threads = 4, .tables = 1000, .batch = 1000, .vnodes = 2,
+                   .rows = 10000000LL, .port = 6030};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--threads") && v)
+            c->threads = atoi(argv[++i]);
+        else if (!strcmp(a, "--tables") && v)
+            c->tables = atoi(argv[++i]);
+        else if (!strcmp(a, "--batch") && v)
+            c->batch = atoi(argv[++i]);
+        else if (!strcmp(a, "--rows") && v)
+            c->rows = atoll(argv[++i]);
+        else if (!strcmp(a, "--vnodes") && v)
+            c->vnodes = atoi(argv[++i]);
+        else if (!strcmp(a, "-h") && v)
+            c->host = argv[++i];
+        else if (!strcmp(a, "-P") && v)
+            c->port = atoi(argv[++i]);
+        else if (!strcmp(a, "--keep"))
+            c->keep = true;
+        else if (!strcmp(a, "--no-load") && !strcmp(cmd, "query"))
+            c->no_load = true;
+        else if (!strcmp(a, "--no-embedded") && !strcmp(cmd, "query"))
+            c->no_embedded = true;
+        else
+            ins_usage(cmd);
+    }
+    if (c->threads < 1 || c->tables < 1 || c->batch < 1 || c->batch > SL_BLOCK_ROWS_MAX ||
+        c->rows < 1 || c->vnodes < 1)
+        ins_usage(cmd);
+    if (c->threads > c->tables)
+        c->threads = c->tables;
+}
+
+/* Creates the database, the super table and the child tables through the cluster. */
+static void create_schema(const ins_cfg *c, int vgroups)
+{
+    sl_conn *conn;
+    sl_error err;
+    sl_error_clear(&err);
+    if (sl_connect(c->host, c->port, &conn, &err) != 0)
+        die("connect", &err);
+    char sql[256];
+    run_sql(conn, "DROP DATABASE IF EXISTS bench");
+    snprintf(sql, sizeof(sql), "CREATE DATABASE bench VGROUPS %d", vgroups);
+    run_sql(conn, sql);
+    run_sql(conn, "USE bench");
+    run_sql(conn, "CREATE STABLE meters (ts TIMESTAMP, current FLOAT, voltage INT, phase FLOAT) "
+                  "TAGS (location VARCHAR(64), groupid INT)");
+    double t0 = bench_now();
+    for (int t = 0; t < c->tables; t++) {
+        snprintf(sql, sizeof(sql), "CREATE TABLE d%d USING meters TAGS ('loc%d', %d)", t, t % 10,
+                 t % 7);
+        run_sql(conn, sql);
+    }
+    printf("schema: database bench VGROUPS %d, %d child tables created in %.2f s\n", vgroups,
+           c->tables, bench_now() - t0);
+    sl_close(conn);
+}
+
+static double cluster_load(const ins_cfg *c)
+{
+    load_run run = {.c = c, .mode = 0};
+    return load_threads(&run, "end to end (cluster)");
+}
+
+static double baseline_load(const ins_cfg *c)
+{
+    char dir[256];
+    snprintf(dir, sizeof(dir), "/tmp/sluice-bench-kv.XXXXXX");
+    if (mkdtemp(dir) == NULL)
+        return 0;
+    const char *cfs[] = {"data"};
+    sl_error err;
+    sl_error_clear(&err);
+    load_run run = {.c = c, .mode = 1};
+    if (sl_kv_open(&run.kv, dir, NULL, cfs, 1, &err) != 0)
+        die("baseline open", &err);
+    run.cf = sl_kv_cf_get(run.kv, "data");
+    double r = load_threads(&run, "baseline sl_kv sync=on");
+    sl_kv_close(run.kv);
+    bench_rm_rf(dir);
+    return r;
+}
+
+/* sl_vstore_write with sync per call, as the vnode wrote before its group commit. */
+static double vstore_load(const ins_cfg *c)
+{
+    static const sl_vs_column cols[] = {{"ts", SL_T_TIMESTAMP, 0}, {"current", SL_T_FLOAT, 0},
+                                        {"voltage", SL_T_INT, 0}, {"phase", SL_T_FLOAT, 0}};
+    char dir[256];
+    snprintf(dir, sizeof(dir), "/tmp/sluice-bench-vs.XXXXXX");
+    if (mkdtemp(dir) == NULL)
+        return 0;
+    sl_error err;
+    sl_error_clear(&err);
+    load_run run = {.c = c, .mode = 2};
+    pthread_mutex_init(&run.vs_mu, NULL);
+    if (sl_vstore_open(&run.vs, dir, NULL, &err) != 0)
+        die("vstore open", &err);
+    for (int t = 0; t < c->tables; t++) {
+        char name[32];
+        snprintf(name, sizeof(name), "d%d", t);
+        sl_vs_table_def d = {.uid = (uint64_t)t + 1, .name = name, .kind = SL_VS_TABLE_NORMAL,
+                             .precision = SL_PREC_MS, .ncols = 4, .cols = cols};
+        if (sl_vstore_put_table(run.vs, &d, false, &err) != 0)
+            die("vstore put table", &err);
+    }
+    double r = load_threads(&run, "vstore_write sync=on");
+    sl_vstore_close(run.vs);
+    pthread_mutex_destroy(&run.vs_mu);
+    bench_rm_rf(dir);
+    return r;
+}
+
+static void print_load(void)
+{
+    double la[3] = {0};
+    if (getloadavg(la, 3) == 3)
+        printf("load average: %.2f %.2f %.2f (2 cores; other work on the machine skews figures)\n",
+               la[0], la[1], la[2]);
+}
+
+static int cmd_insert(int argc, char **argv)
+{
+    ins_cfg c;
+    ins_parse(&c, "insert", argc, argv);
+    bool local = c.host == NULL;
+    if (local && local_up(&c) != 0) {
+        fprintf(stderr, "sluice-bench: cannot start a local cluster\n");
+        return 1;
+    }
+    long long total = (long long)ins_rounds(&c) * c.tables * c.batch;
+    printf("sluice-bench insert: %d threads, %d tables, batches of %d rows, %d rounds = %lld "
+           "rows, cluster %s:%d%s\n",
+           c.threads, c.tables, c.batch, ins_rounds(&c), total, c.host, c.port,
+           local ? " (local, started here)" : "");
+    print_load();
+    create_schema(&c, 2 * c.vnodes);
+    double e2e = cluster_load(&c);
+    double base = baseline_load(&c);
+    double vsr = vstore_load(&c);
+    print_load();
+    printf("%-34s %14s\n", "contender", "rows/s");
+    printf("%-34s %14.0f\n", "end to end (libsluice -> vnodes)", e2e);
+    printf("%-34s %14.0f\n", "baseline (sl_kv in-process, sync)", base);
+    printf("%-34s %14.0f\n", "sl_vstore_write in-process, sync", vsr);
+    printf("end to end / baseline: %.0f%%   targets: >= 1,000,000 rows/s end to end (%s), "
+           ">= 50%% of baseline (%s)\n",
+           base > 0 ? 100.0 * e2e / base : 0.0, e2e >= 1e6 ? "met" : "MISSED",
+           base > 0 && e2e >= 0.5 * base ? "met" : "MISSED");
+    if (local)
+        local_down(&c);
+    return e2e > 0 && base > 0 ? 0 : 1;
+}
+
+static const char *QUERY_SQL =
+    "SELECT count(*), avg(current) FROM meters PARTITION BY tbname INTERVAL(1m)";
+
+/* The same rows loaded into the embedded store (sl_memstore), the same query through the
+ * planner/executor in-process. Returns seconds, *nrows the result rows. */
+static double embedded_query(const ins_cfg *c, uint32_t *nrows)
+{
+    sl_memstore *ms;
+    sl_error err;
+    sl_error_clear(&err);
+    sl_result res;
+    if (sl_memstore_open(&ms, NULL, NULL) != 0)
+        return -1;
+    if (sl_memstore_exec(ms,
+                         "CREATE DATABASE bench; USE bench; CREATE STABLE meters (ts TIMESTAMP, "
+                         "current FLOAT, voltage INT, phase FLOAT) TAGS (location VARCHAR(64), "
+                         "groupid INT)",
+                         &res, &err) != 0)
+        die("embedded create", &err);
+    sl_result_fini(&res);
+    char sql[256];
+    for (int t = 0; t < c->tables; t++) {
+        snprintf(sql, sizeof(sql), "CREATE TABLE d%d USING meters TAGS ('loc%d', %d)", t, t % 10,
+                 t % 7);
+        if (sl_memstore_exec(ms, sql, &res, &err) != 0)
+            die("embedded create table", &err);
+        sl_result_fini(&res);
+    }
+    int rounds = ins_rounds(c);
+    sl_block *blk = calloc((size_t)c->threads, sizeof(*blk));
+    for (int k = 0; k < c->threads; k++) {
+        uint64_t seed = 42 + (uint64_t)k;
+        bench_meter_block(&blk[k], c->batch, &seed);
+    }
+    double t0 = bench_now(), last = t0;
+    long long done = 0, total = (long long)rounds * c->tables * c->batch;
+    for (int i = 0; i < rounds; i++) {
+        for (int k = 0; k < c->threads; k++)
+            bench_meter_stamp(&blk[k], i, c->batch);
+        for (int t = 0; t < c->tables; t++) {
+            snprintf(sql, sizeof(sql), "d%d", t);
+            if (sl_memstore_append(ms, "bench", sql, &blk[t % c->threads], &err) != 0)
+                die("embedded append", &err);
+            done += c->batch;
+        }
+        double now = bench_now();
+        if (now - last >= 0.5 || i == rounds - 1) {
+            fprintf(stderr, "\r  %-22s %11lld / %lld rows  %10.0f rows/s", "embedded load", done,
+                    total, done / (now - t0));
+            last = now;
+        }
+    }
+    fprintf(stderr, "\n");
+    for (int k = 0; k < c->threads; k++)
+        sl_block_fini(&blk[k]);
+    free(blk);
+    double q0 = bench_now();
+    if (sl_memstore_exec(ms, QUERY_SQL, &res, &err) != 0)
+        die("embedded query", &err);
+    double dt = bench_now() - q0;
+    *nrows = res.ncols > 0 ? res.rows.nrows : 0;
+    sl_result_fini(&res);
+    sl_memstore_close(ms);
+    return dt;
+}
+
+static int cmd_query(int argc, char **argv)
+{
+    ins_cfg c;
+    ins_parse(&c, "query", argc, argv);
+    bool local = c.host == NULL;
+    if (local && c.no_load) {
+        fprintf(stderr, "sluice-bench query: --no-load needs -h/-P of a loaded cluster\n");
+        return 2;
+    }
+    if (local && local_up(&c) != 0) {
+        fprintf(stderr, "sluice-bench: cannot start a local cluster\n");
+        return 1;
+    }
+    long long total = (long long)ins_rounds(&c) * c.tables * c.batch;
+    printf("sluice-bench query: %lld rows in %d tables, cluster %s:%d%s\n", total, c.tables,
+           c.host, c.port, local ? " (local, started here)" : "");
+    print_load();
+    if (!c.no_load) {
+        create_schema(&c, 2 * c.vnodes);
+        double r = cluster_load(&c);
+        printf("loaded %lld rows end to end at %.0f rows/s\n", total, r);
+        if (r <= 0)
+            return 1;
+    }
+    sl_conn *conn;
+    sl_error err;
+    sl_error_clear(&err);
+    if (sl_connect(c.host, c.port, &conn, &err) != 0)
+        die("connect", &err);
+    run_sql(conn, "USE bench");
+    printf("query: %s\n", QUERY_SQL);
+    sl_result res;
+    double best = 1e30;
+    uint32_t nrows = 0;
+    for (int r = 0; r < 2; r++) {
+        double t0 = bench_now();
+        if (sl_query(conn, QUERY_SQL, &res, &err) != 0)
+            die("query", &err);
+        double dt = bench_now() - t0;
+        nrows = sl_res_nrows(&res);
+        long long counted = 0;
+        for (uint32_t i = 0; i < nrows; i++)
+            counted += sl_res_i64(&res, i, 0);
+        if (counted != total)
+            printf("CHECK FAILED: the counts sum to %lld, %lld rows were loaded\n", counted, total);
+        sl_result_fini(&res);
+        fprintf(stderr, "  run %d: %.3f s\n", r + 1, dt);
+        if (dt < best)
+            best = dt;
+    }
+    sl_close(conn);
+    double emb = -1;
+    uint32_t enrows = 0;
+    if (!c.no_embedded)
+        emb = embedded_query(&c, &enrows);
+    print_load();
+    printf("%-36s %14s %10s %12s\n", "contender", "rows/s", "seconds", "result rows");
+    printf("%-36s %14.0f %10.3f %12u\n", "cluster (libsluice, best of 2)", total / best, best,
+           nrows);
+    if (emb > 0)
+        printf("%-36s %14.0f %10.3f %12u\n", "embedded store (in-process memstore)", total / emb,
+               emb, enrows);
+    if (local)
+        local_down(&c);
+    return emb > 0 && enrows != nrows ? 1 : 0;
+}
+
 static const struct bench_cmd {
     const char *name;
     const char *help;
@@ -297,10 +835,15 @@ static const struct bench_cmd {
 } commands[] = {
     {.name = "agg", .help = "aggregate 10M in-memory rows through the executor vs a tight loop",
      .run = cmd_agg},
+    {.name = "insert", .help = "rows/s end to end through a cluster beside in-process RocksDB",
+     .run = cmd_insert},
+    {.name = "query", .help = "full-range PARTITION BY tbname INTERVAL(1m) scan through a cluster",
+     .run = cmd_query},
 };
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* interleave with the progress lines on stderr */
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
             if (strcmp(argv[1], commands[i].name) == 0)

@@ -21,42 +21,21 @@
  * single runs are noisy). It prints rows/s for each, the vstore/baseline ratios, and a
  * progress line while loading. A benchmark prints figures; it is not a test.
  */
-#define _GNU_SOURCE /* nftw */
-#include <ftw.h>
+#define _GNU_SOURCE /* mkdtemp */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "common/kv/keycodec.h"
+#include "bench_util.h"
 #include "common/kv/kv.h"
 #include "vnode-adapter/storage/vstore.h"
-
-static double now_sec(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void die(const char *what, const sl_error *err)
 {
     fprintf(stderr, "vstore-bench: %s: %s\n", what,
             err != NULL && err->msg[0] ? err->msg : "failed");
     exit(1);
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
-static void rm_rf(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static const sl_vs_column METER[] = {
@@ -80,34 +59,14 @@ static sl_block *make_blocks(const cfg *c)
 {
     sl_block *b = calloc((size_t)c->tables, sizeof(sl_block));
     uint64_t x = 42;
-    for (int t = 0; t < c->tables; t++) {
-        sl_block_init(&b[t]);
-        for (int k = 0; k < 4; k++)
-            sl_block_add_column(&b[t], METER[k].type, 0);
-        for (int r = 0; r < c->rows; r++) {
-            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-            sl_column_append_i64(&b[t].cols[0], r);
-            sl_column_append_f64(&b[t].cols[1], 10.0 + (double)(x >> 54) / 100.0);
-            sl_column_append_i64(&b[t].cols[2], 200 + (int64_t)((x >> 20) % 40));
-            sl_column_append_f64(&b[t].cols[3], (double)((x >> 8) % 1000) / 1000.0);
-        }
-        sl_block_seal(&b[t]);
-    }
+    for (int t = 0; t < c->tables; t++)
+        bench_meter_block(&b[t], c->rows, &x);
     return b;
-}
-
-/* Sets the timestamps of block b for batch i: one row per second from i * rows seconds. */
-static void stamp(sl_block *b, int i, int rows)
-{
-    int64_t *ts = b->cols[0].data;
-    int64_t base = 1700000000000LL + (int64_t)i * rows * 1000;
-    for (int r = 0; r < rows; r++)
-        ts[r] = base + (int64_t)r * 1000;
 }
 
 static void progress(const char *name, long done, long total, double t0)
 {
-    double dt = now_sec() - t0;
+    double dt = bench_now() - t0;
     fprintf(stderr, "\r  %-20s %11ld / %ld rows  %6.2fM rows/s", name, done, total,
             dt > 0 ? (double)done / dt / 1e6 : 0.0);
     fflush(stderr);
@@ -125,24 +84,18 @@ static double run_baseline(const cfg *c, sl_block *blocks, bool sync, const char
     sl_kv_cf *cf = sl_kv_cf_get(db, "data");
     long total = (long)c->tables * c->batches * c->rows, done = 0;
     const char *name = sync ? "baseline sync=on" : "baseline sync=off";
-    double t0 = now_sec();
+    double t0 = bench_now();
     for (int i = 0; i < c->batches; i++) {
         for (int t = 0; t < c->tables; t++) {
-            stamp(&blocks[t], i, c->rows);
-            sl_buf_reset(&key);
-            sl_buf_reset(&val);
-            sl_kv_batch_clear(batch);
-            if (sl_key_put_u64(&key, (uint64_t)t + 1) != 0 ||
-                sl_key_put_i64(&key, ((int64_t *)blocks[t].cols[0].data)[0]) != 0 ||
-                sl_block_encode(&blocks[t], &val) != 0 ||
-                sl_kv_batch_put(batch, cf, key.data, key.len, val.data, val.len) != 0 ||
-                sl_kv_write(db, batch, sync ? SL_KV_SYNC_ON : SL_KV_SYNC_OFF, &err) != 0)
+            bench_meter_stamp(&blocks[t], i, c->rows);
+            if (bench_kv_write_block(db, cf, batch, &key, &val, (uint64_t)t + 1, &blocks[t], sync,
+                                     &err) != 0)
                 die("baseline write", &err);
             done += c->rows;
         }
         progress(name, done, total, t0);
     }
-    double dt = now_sec() - t0;
+    double dt = bench_now() - t0;
     fprintf(stderr, "\n");
     sl_buf_fini(&key);
     sl_buf_fini(&val);
@@ -171,10 +124,10 @@ static double run_vstore(const cfg *c, sl_block *blocks, bool sync, const char *
     }
     long total = (long)c->tables * c->batches * c->rows, done = 0;
     const char *name = sync ? "vstore sync=on" : "vstore sync=off";
-    double t0 = now_sec();
+    double t0 = bench_now();
     for (int i = 0; i < c->batches; i++) {
         for (int t = 0; t < c->tables; t++) {
-            stamp(&blocks[t], i, c->rows);
+            bench_meter_stamp(&blocks[t], i, c->rows);
             sl_vs_write_item it = {(uint64_t)t + 1, &blocks[t]};
             if (sl_vstore_write(vs, &it, 1, sync, NULL, &err) != 0)
                 die("vstore write", &err);
@@ -182,7 +135,7 @@ static double run_vstore(const cfg *c, sl_block *blocks, bool sync, const char *
         }
         progress(name, done, total, t0);
     }
-    double dt = now_sec() - t0;
+    double dt = bench_now() - t0;
     fprintf(stderr, "\n");
     sl_vstore_close(vs);
     return (double)total / dt;
@@ -197,7 +150,7 @@ static double scan_vstore(const cfg *c, const char *path, long *rows)
     static const int proj[] = {0, 1, 2, 3};
     sl_block out;
     sl_block_init(&out);
-    double sum = 0, t0 = now_sec();
+    double sum = 0, t0 = bench_now();
     *rows = 0;
     for (int t = 0; t < c->tables; t++) {
         sl_vs_scan *s;
@@ -216,7 +169,7 @@ static double scan_vstore(const cfg *c, const char *path, long *rows)
         }
         sl_vstore_scan_close(s);
     }
-    double dt = now_sec() - t0;
+    double dt = bench_now() - t0;
     if (sum < 0)
         printf("impossible\n");
     sl_block_fini(&out);
@@ -233,7 +186,7 @@ static double scan_baseline(const char *path, long *rows)
     if (sl_kv_open(&db, path, NULL, cfs, 1, &err) != 0 ||
         sl_kv_iter_open(&it, db, sl_kv_cf_get(db, "data"), NULL, &err) != 0)
         die("baseline scan open", &err);
-    double sum = 0, t0 = now_sec();
+    double sum = 0, t0 = bench_now();
     *rows = 0;
     sl_block b;
     sl_block_init(&b);
@@ -248,7 +201,7 @@ static double scan_baseline(const char *path, long *rows)
         *rows += b.nrows;
         sl_block_fini(&b);
     }
-    double dt = now_sec() - t0;
+    double dt = bench_now() - t0;
     if (sum < 0)
         printf("impossible\n");
     sl_kv_iter_close(it);
@@ -319,17 +272,17 @@ int main(int argc, char **argv)
     long vrows = 0, brows = 0;
     for (int r = 0; r < c.repeat; r++) {
         snprintf(p, sizeof(p), "%s/base-off", c.dir);
-        rm_rf(p);
+        bench_rm_rf(p);
         fig[BASE_OFF][r] = run_baseline(&c, blocks, false, p);
         snprintf(p, sizeof(p), "%s/vs-off", c.dir);
-        rm_rf(p);
+        bench_rm_rf(p);
         fig[VS_OFF][r] = run_vstore(&c, blocks, false, p);
         if (with_sync) {
             snprintf(p, sizeof(p), "%s/base-on", c.dir);
-            rm_rf(p);
+            bench_rm_rf(p);
             fig[BASE_ON][r] = run_baseline(&c, blocks, true, p);
             snprintf(p, sizeof(p), "%s/vs-on", c.dir);
-            rm_rf(p);
+            bench_rm_rf(p);
             fig[VS_ON][r] = run_vstore(&c, blocks, true, p);
         }
         snprintf(p, sizeof(p), "%s/base-off", c.dir);
@@ -357,6 +310,6 @@ int main(int argc, char **argv)
         sl_block_fini(&blocks[t]);
     free(blocks);
     if (own_dir)
-        rm_rf(c.dir);
+        bench_rm_rf(c.dir);
     return vrows == total && brows == total ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/util/keymap.h"
 #include "mnode.pb-c.h"
@@ -24,6 +25,9 @@ bool sl__name_eq(const char *a, const char *b)
 }
 
 /* ---------------------------------------------------------------- RPC */
+
+/* How long a vnode request keeps retrying while the vnode answers "unavailable". */
+#define SL_VNODE_RETRY_MS 5000
 
 int sl__mnode_call(sl_conn *c, uint32_t method, const void *req, size_t len, sl_buf *reply,
                    sl_error *err)
@@ -70,7 +74,21 @@ int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *re
     int rc = vnode_cli(c, addr, &v, err);
     if (rc < 0)
         return rc;
-    return sl_rpc_call(v->v_cli, method, 0, req, len, reply, c->c_timeout_ms, err);
+    /* A vnode that is starting (or restarting) answers SL_EUNAVAILABLE until it has
+     * registered and opened its vgroups. Every vnode request is idempotent (a row written
+     * twice is one row, a range deleted twice is deleted, reads change nothing), so it is
+     * retried with a growing pause for a few seconds before the error is returned. */
+    int pause_ms = 25, waited_ms = 0;
+    for (;;) {
+        rc = sl_rpc_call(v->v_cli, method, 0, req, len, reply, c->c_timeout_ms, err);
+        if (rc != SL_EUNAVAILABLE || waited_ms >= SL_VNODE_RETRY_MS)
+            return rc;
+        struct timespec ts = {.tv_sec = pause_ms / 1000, .tv_nsec = (pause_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        waited_ms += pause_ms;
+        pause_ms = pause_ms * 2 > 500 ? 500 : pause_ms * 2;
+        sl_error_clear(err);
+    }
 }
 
 /* Packs a protobuf-c message into buf. */

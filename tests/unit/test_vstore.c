@@ -2,7 +2,7 @@
  * test_vstore.c - unit tests of the vnode storage engine (vnode-adapter/storage/vstore.h)
  * with hand-computed expectations: the registry, writes and scans of every column type
  * with NULLs, sorting and de-duplication, updates, out-of-order blocks, deletes and
- * re-inserts, projection, inclusive range edges, block size limits, validation errors that
+ * re-inserts, the group commit's sync, projection, inclusive range edges, block size limits, validation errors that
  * change nothing, snapshot isolation (also under a concurrent writer), drop, compaction and
  * reopen.
  *
@@ -389,6 +389,35 @@ static void test_sort_dedup_within_write(void **state)
     sl_vs_changes_fini(&c);
     sl_block_free(b);
     sl_block_free(b2);
+    sl_vstore_close(vs);
+}
+
+/* The group commit: writes made with sync off, then one sl_vstore_sync covering them all
+ * (what the vnode does before acknowledging); the rows are there after reopening. */
+static void test_group_commit_sync(void **state)
+{
+    tv_fix *f = *state;
+    sl_vstore *vs = tv_open(f->path, NULL);
+    tv_put_meter(vs, 1, "m");
+    for (int64_t ts = 1; ts <= 3; ts++) {
+        sl_block *b = tv_meter_block();
+        tv_meter_row(b, ts, 0.5, (int32_t)ts, 0);
+        sl_vs_write_item it = {1, b};
+        uint64_t v;
+        assert_int_equal(sl_vstore_write(vs, &it, 1, false, &v, NULL), 0);
+        assert_int_equal(v, (uint64_t)ts);
+        sl_block_free(b);
+    }
+    sl_error err;
+    sl_error_clear(&err);
+    assert_int_equal(sl_vstore_sync(vs, &err), 0);
+    assert_int_equal(sl_vstore_sync(vs, &err), 0); /* nothing new: still fine */
+    sl_vstore_close(vs);
+    vs = tv_open(f->path, NULL);
+    assert_int_equal(sl_vstore_last_version(vs), 3);
+    sl_block *got = tv_scan(vs, NULL, 1, TV_ALL4, 4, INT64_MIN, INT64_MAX);
+    tv_assert_ts(got, (int64_t[]){1, 2, 3}, 3);
+    sl_block_free(got);
     sl_vstore_close(vs);
 }
 
@@ -1054,6 +1083,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_table_registry, tv_setup, tv_teardown),
         cmocka_unit_test_setup_teardown(test_all_types_nulls, tv_setup, tv_teardown),
         cmocka_unit_test_setup_teardown(test_sort_dedup_within_write, tv_setup, tv_teardown),
+        cmocka_unit_test_setup_teardown(test_group_commit_sync, tv_setup, tv_teardown),
         cmocka_unit_test_setup_teardown(test_updates_and_out_of_order, tv_setup, tv_teardown),
         cmocka_unit_test_setup_teardown(test_delete_and_reinsert, tv_setup, tv_teardown),
         cmocka_unit_test_setup_teardown(test_projection_child_table, tv_setup, tv_teardown),

@@ -87,6 +87,9 @@ static void on_signal(uv_signal_t *h, int signum)
     sl_vdaemon *vd = m->vd;
     sl_log(SL_LOG_INFO, "vnode", "signal %d: shutting down", signum);
     vd->vd_stopping = true;
+    sl__vn_commit(vd); /* acknowledge (durably) what was applied before replies close */
+    uv_check_stop(&vd->vd_commit);
+    uv_close((uv_handle_t *)&vd->vd_commit, NULL);
     uv_timer_stop(&vd->vd_tick);
     uv_close((uv_handle_t *)&vd->vd_tick, NULL);
     uv_close((uv_handle_t *)&m->sigterm, NULL);
@@ -197,6 +200,10 @@ int main(int argc, char **argv)
     m.sigterm.data = m.sigint.data = &m;
     uv_signal_start(&m.sigterm, on_signal, SIGTERM);
     uv_signal_start(&m.sigint, on_signal, SIGINT);
+    vd.vd_pending_tail = &vd.vd_pending;
+    uv_check_init(vd.vd_loop, &vd.vd_commit);
+    vd.vd_commit.data = &vd;
+    uv_check_start(&vd.vd_commit, sl__vn_commit_cb);
     uv_timer_init(vd.vd_loop, &vd.vd_tick);
     vd.vd_tick.data = &vd;
     uv_timer_start(&vd.vd_tick, sl__vn_tick, 0, 1000);

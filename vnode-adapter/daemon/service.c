@@ -2,8 +2,9 @@
  * service.c - the vnode's write and change-log methods (proto/vnode.proto): VNODE_WRITE,
  * VNODE_DELETE, VNODE_CHANGES with its long poll, VNODE_STATUS. VNODE_QUERY is query.c.
  *
- * Writes are synced (sl_vstore_write with sync = true) before they are acknowledged, so an
- * acknowledged write survives kill -9. A write naming a table the vgroup does not know yet
+ * Writes are durable before they are acknowledged, so an acknowledged write survives
+ * kill -9 and power loss: they are applied with sync off and acknowledged by the group
+ * commit (sl__vn_commit) after one log sync per written vgroup covers them. A write naming a table the vgroup does not know yet
  * (created on the mnode moments ago, before the heartbeat brought it here) makes the vnode
  * fetch the vgroup's table list once and retry before refusing.
  *
@@ -72,6 +73,79 @@ static vn_vgroup *need_vgroup(sl_vdaemon *vd, sl_rpc_reply *reply, uint32_t id)
 
 /* ---------------------------------------------------------------- WRITE */
 
+/*
+ * Group commit: a write is applied with sync off and its reply parked in vd_pending; after
+ * the loop iteration's I/O (every request that arrived meanwhile has been applied), the
+ * check handle syncs each written vgroup's log once and only then acknowledges. No write
+ * is acknowledged before it is durable; several requests share one fsync.
+ */
+struct vn_pending {
+    vn_pending *next;
+    sl_rpc_reply *reply; /* NULL once the server gave up on it */
+    vn_vgroup *vg;
+    uint64_t version, rows;
+};
+
+static void pending_cancel(sl_rpc_reply *reply, void *arg)
+{
+    (void)reply;
+    ((vn_pending *)arg)->reply = NULL;
+}
+
+void sl__vn_commit(sl_vdaemon *vd)
+{
+    vn_pending *p = vd->vd_pending;
+    if (p == NULL)
+        return;
+    vd->vd_pending = NULL;
+    vd->vd_pending_tail = &vd->vd_pending;
+    /* One sync per written vgroup; a failed vgroup is remembered by clearing vg_dirty
+     * only on success and failing its writes below. */
+    sl_error serr[1];
+    for (int i = 0; i < vd->vd_nvgroups; i++) {
+        vn_vgroup *vg = vd->vd_vgroups[i];
+        if (!vg->vg_dirty)
+            continue;
+        sl_error_clear(serr);
+        if (sl_vstore_sync(vg->vg_vs, serr) == 0) {
+            vg->vg_dirty = false;
+        } else {
+            sl_log(SL_LOG_ERROR, "vnode", "group commit sync failed vgroup_id=%u: %s", vg->vg_id,
+                   serr->msg);
+        }
+    }
+    while (p != NULL) {
+        vn_pending *next = p->next;
+        if (p->reply != NULL) {
+            sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
+            if (p->vg->vg_dirty) {
+                sl__vn_reply_fail(p->reply, SL_EIO,
+                                  "vgroup %u: the write was applied but could not be synced",
+                                  p->vg->vg_id);
+            } else {
+                p->vg->vg_rows_written += p->rows;
+                vd->vd_rows_written += p->rows;
+                Sluice__WriteReply rp = SLUICE__WRITE_REPLY__INIT;
+                rp.version = p->version;
+                rp.rows = p->rows;
+                sl__vn_reply_pb(p->reply, &rp.base);
+            }
+        }
+        free(p);
+        p = next;
+    }
+    for (int i = 0; i < vd->vd_nvgroups; i++) {
+        vn_vgroup *vg = vd->vd_vgroups[i];
+        vg->vg_dirty = false; /* a failed sync was reported to its writers */
+        sl__vn_wake_polls(vg);
+    }
+}
+
+void sl__vn_commit_cb(uv_check_t *h)
+{
+    sl__vn_commit(h->data);
+}
+
 static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
@@ -87,31 +161,37 @@ static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
     if (vg == NULL)
         goto out;
-    int rc = sl__vn_write_decode(rq, &w, &err);
+    vn_pending *p = calloc(1, sizeof(*p));
+    int rc = p == NULL ? SL_ENOMEM : sl__vn_write_decode(rq, &w, &err);
     uint64_t rows = w.w_rows;
     uint64_t version = 0;
     if (rc == 0) {
-        rc = sl_vstore_write(vg->vg_vs, w.w_items, w.w_n, true, &version, &err);
+        rc = sl_vstore_write(vg->vg_vs, w.w_items, w.w_n, false, &version, &err);
         if (rc == SL_ENOTFOUND) {
             /* Perhaps created on the mnode since our last sync: fetch once and retry. */
             sl_error e2;
             sl_error_clear(&e2);
             if (sl__vn_sync_now(vd, vg, &e2) == 0) {
                 sl_error_clear(&err);
-                rc = sl_vstore_write(vg->vg_vs, w.w_items, w.w_n, true, &version, &err);
+                rc = sl_vstore_write(vg->vg_vs, w.w_items, w.w_n, false, &version, &err);
             }
         }
     }
     if (rc < 0) {
+        free(p);
         reply_err(reply, rc, &err);
     } else {
-        vg->vg_rows_written += rows;
-        vd->vd_rows_written += rows;
-        Sluice__WriteReply rp = SLUICE__WRITE_REPLY__INIT;
-        rp.version = version;
-        rp.rows = rows;
-        sl__vn_reply_pb(reply, &rp.base);
-        sl__vn_wake_polls(vg);
+        /* Acknowledged by sl__vn_commit once synced. */
+        vg->vg_dirty = true;
+        p->reply = reply;
+        p->vg = vg;
+        p->version = version;
+        p->rows = rows;
+        if (vd->vd_pending_tail == NULL)
+            vd->vd_pending_tail = &vd->vd_pending;
+        *vd->vd_pending_tail = p;
+        vd->vd_pending_tail = &p->next;
+        sl_rpc_reply_on_cancel(reply, pending_cancel, p);
     }
 out:
     sl__vn_write_fini(&w);

@@ -59,7 +59,11 @@ typedef struct vn_vgroup {
     int vg_ntables;
     vn_poll *vg_polls;        /* parked change-log long polls (list) */
     uint64_t vg_rows_written;
+    bool vg_dirty;            /* written with sync off since the last group commit */
 } vn_vgroup;
+
+/* A write applied (sync off) whose reply waits for the group commit (service.c). */
+typedef struct vn_pending vn_pending;
 
 typedef struct sl_vdaemon {
     uv_loop_t *vd_loop;
@@ -80,12 +84,22 @@ typedef struct sl_vdaemon {
     uint64_t vd_next_cursor;
     uint64_t vd_rows_written;
     int64_t vd_last_refresh;   /* ms of the last sl__vn_refresh_now (rate limit) */
+    vn_pending *vd_pending;    /* writes awaiting the group commit, in arrival order */
+    vn_pending **vd_pending_tail;
+    uv_check_t vd_commit;      /* runs the group commit after each loop iteration's I/O */
 } sl_vdaemon;
 
 /* Most open query cursors; a query past it is refused (SL_ELIMIT). */
 #define VN_MAX_CURSORS 64
 /* A cursor not continued for this long is closed. */
 #define VN_CURSOR_IDLE_MS 60000
+
+/* service.c: the group commit. Syncs every vgroup written since the last commit once
+ * (sl_vstore_sync), then acknowledges the writes waiting for it (or fails them when their
+ * vgroup's sync failed) and wakes change-log polls. Runs from vd_commit after every loop
+ * iteration, and before anything closes a vgroup or the server. */
+void sl__vn_commit(sl_vdaemon *vd);
+void sl__vn_commit_cb(uv_check_t *h);
 
 /* mlink.c */
 void sl__vn_tick(uv_timer_t *t);

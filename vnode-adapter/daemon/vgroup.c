@@ -118,6 +118,7 @@ int sl__vn_vgroup_open(sl_vdaemon *vd, uint32_t id, sl_error *err)
 
 void sl__vn_vgroup_close(sl_vdaemon *vd, vn_vgroup *vg)
 {
+    sl__vn_commit(vd); /* no pending write may outlive its vgroup */
     sl__vn_cursors_sweep(vd, 0, vg);
     sl__vn_fail_polls(vg);
     for (int i = 0; i < vd->vd_nvgroups; i++) {

@@ -815,6 +815,11 @@ int sl_vstore_table_list(sl_vstore *vs, uint64_t **uids, size_t *n, sl_error *er
  * Versions, snapshots, statistics
  * ------------------------------------------------------------------------------------- */
 
+int sl_vstore_sync(sl_vstore *vs, sl_error *err)
+{
+    return sl_kv_sync_wal(vs->vs_db, err);
+}
+
 uint64_t sl_vstore_last_version(sl_vstore *vs)
 {
     return atomic_load(&vs->vs_a_version);

@@ -211,6 +211,14 @@ int sl_vstore_write(sl_vstore *vs, const sl_vs_write_item *items, size_t n, bool
                     uint64_t *version, sl_error *err);
 
 /*
+ * Makes every write, delete and table change that has returned so far durable against
+ * power loss (fsyncs the write-ahead log once): the group commit of a burst of calls made
+ * with sync = false, which may then be acknowledged. Returns 0 or a storage error (SL_EIO).
+ * Writer call.
+ */
+int sl_vstore_sync(sl_vstore *vs, sl_error *err);
+
+/*
  * Checks the rows of item i (borrowed, it->rows not NULL) against def (borrowed) as
  * sl_vstore_write does before writing: column count and types, one row count per column,
  * no NULL timestamp, VARCHAR/NCHAR values within their width (NCHAR: valid UTF-8).
