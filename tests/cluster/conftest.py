@@ -37,8 +37,9 @@ def free_port():
 class Cluster:
     """One mnode and n vnodes; every process can be killed and restarted."""
 
-    def __init__(self, bin_dir, root, nvnodes):
+    def __init__(self, bin_dir, root, nvnodes, vnode_args=()):
         self.bin = bin_dir
+        self.vnode_args = list(vnode_args)
         self.root = str(root)
         self.mport = free_port()
         self.maddr = f"tcp://127.0.0.1:{self.mport}"
@@ -73,7 +74,7 @@ class Cluster:
         self.procs[f"vnode{i}"] = subprocess.Popen(
             [os.path.join(self.bin, "sluice-vnode"), "--data",
              os.path.join(self.root, f"vnode{i}"), "--port", str(self.vports[i]),
-             "--mnode", self.maddr],
+             "--mnode", self.maddr, *self.vnode_args],
             stdout=log, stderr=log)
 
     def alive_vnodes(self):

@@ -18,6 +18,8 @@
 #include "vdaemon.h"
 
 #define VD_DEFAULT_PORT 6100
+/* Change-log entries a vgroup keeps until stream checkpoints set a low-water mark. */
+#define VD_DEFAULT_LOG_ENTRIES 1000000
 
 typedef struct vd_opts {
     char data[1024];
@@ -26,6 +28,8 @@ typedef struct vd_opts {
     char mnode[300];
     int port;
     char log_level[16];
+    uint64_t log_max_entries; /* change-log cap per vgroup (entries), 0: none */
+    uint64_t log_max_bytes;   /* change-log cap per vgroup (bytes), 0: none */
 } vd_opts;
 
 static void usage(FILE *f)
@@ -39,8 +43,11 @@ static void usage(FILE *f)
             "  --host ADDR          listen address (default 127.0.0.1)\n"
             "  --advertise URL      address registered with the mnode (default tcp://HOST:PORT)\n"
             "  --mnode URL          the mnode (default tcp://127.0.0.1:6030)\n"
-            "  --log-level LEVEL    debug, info, warn, error (default info)\n",
-            VD_DEFAULT_PORT);
+            "  --log-level LEVEL    debug, info, warn, error (default info)\n"
+            "  --changelog-max-entries N  change-log entries kept per vgroup beyond the\n"
+            "                       low-water mark (default %d; 0 keeps all)\n"
+            "  --changelog-max-bytes N    change-log bytes kept per vgroup (default 0: no cap)\n",
+            VD_DEFAULT_PORT, VD_DEFAULT_LOG_ENTRIES);
 }
 
 static int set_opt(vd_opts *o, const char *key, const char *val, sl_error *err)
@@ -59,6 +66,15 @@ static int set_opt(vd_opts *o, const char *key, const char *val, sl_error *err)
         if (*val == '\0' || *end != '\0' || p <= 0 || p > 65535)
             return sl_error_set(err, SL_EINVAL, 0, 0, "bad port '%s'", val);
         o->port = (int)p;
+    } else if (strcmp(key, "changelog-max-entries") == 0 ||
+               strcmp(key, "changelog-max-bytes") == 0) {
+        unsigned long long v = strtoull(val, &end, 10);
+        if (*val == '\0' || *val == '-' || *end != '\0')
+            return sl_error_set(err, SL_EINVAL, 0, 0, "bad %s '%s'", key, val);
+        if (strcmp(key, "changelog-max-entries") == 0)
+            o->log_max_entries = v;
+        else
+            o->log_max_bytes = v;
     } else if (strcmp(key, "log-level") == 0) {
         sl_log_level l;
         if (sl_log_level_parse(val, &l) < 0)
@@ -111,6 +127,7 @@ int main(int argc, char **argv)
     snprintf(o.host, sizeof(o.host), "127.0.0.1");
     snprintf(o.mnode, sizeof(o.mnode), "tcp://127.0.0.1:6030");
     snprintf(o.log_level, sizeof(o.log_level), "info");
+    o.log_max_entries = VD_DEFAULT_LOG_ENTRIES;
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"config", required_argument, NULL, 'c'},
@@ -120,6 +137,8 @@ int main(int argc, char **argv)
         {"advertise", required_argument, NULL, 'a'},
         {"mnode", required_argument, NULL, 'm'},
         {"log-level", required_argument, NULL, 'l'},
+        {"changelog-max-entries", required_argument, NULL, 'E'},
+        {"changelog-max-bytes", required_argument, NULL, 'B'},
         {NULL, 0, NULL, 0},
     };
     sl_error err = {0};
@@ -147,6 +166,8 @@ int main(int argc, char **argv)
         case 'a': key = "advertise"; break;
         case 'm': key = "mnode"; break;
         case 'l': key = "log-level"; break;
+        case 'E': key = "changelog-max-entries"; break;
+        case 'B': key = "changelog-max-bytes"; break;
         default: usage(stderr); return 2;
         }
         if (set_opt(&o, key, optarg, &err) < 0) {
@@ -168,6 +189,8 @@ int main(int argc, char **argv)
     vd.vd_next_cursor = (uint64_t)sl__vn_now_ms() << 16;
     snprintf(vd.vd_data, sizeof(vd.vd_data), "%s", o.data);
     snprintf(vd.vd_mnode_url, sizeof(vd.vd_mnode_url), "%s", o.mnode);
+    vd.vd_log_max_entries = o.log_max_entries;
+    vd.vd_log_max_bytes = o.log_max_bytes;
     if (o.advertise[0])
         snprintf(vd.vd_addr, sizeof(vd.vd_addr), "%s", o.advertise);
     else

@@ -72,6 +72,8 @@ typedef struct sl_vdaemon {
     char vd_mnode_url[300];
     char vd_addr[300];         /* the address registered with the mnode */
     char vd_data[1024];        /* data directory */
+    uint64_t vd_log_max_entries; /* change-log cap of each vgroup's vstore (0: none) */
+    uint64_t vd_log_max_bytes;
     uint32_t vd_node_id;       /* 0 until registered */
     bool vd_registering;       /* a REGISTER call is in flight */
     bool vd_heartbeating;      /* a HEARTBEAT call is in flight */

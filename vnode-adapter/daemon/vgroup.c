@@ -101,6 +101,8 @@ int sl__vn_vgroup_open(sl_vdaemon *vd, uint32_t id, sl_error *err)
     snprintf(dir, sizeof(dir), "%s/vgroup-%u", vd->vd_data, id);
     sl_vstore_options o;
     memset(&o, 0, sizeof(o));
+    o.log_max_entries = vd->vd_log_max_entries;
+    o.log_max_bytes = vd->vd_log_max_bytes;
     int rc = sl_vstore_open(&vg->vg_vs, dir, &o, err);
     if (rc == 0)
         rc = index_from_store(vg, err);
