@@ -25,7 +25,11 @@
  * unanswered for request_timeout_ms is answered SL_ETIMEOUT by the server itself; at most
  * max_connections peers are served at once.
  *
- * This module is the only one in the tree that includes nng headers.
+ * This module is the only one in the tree that includes nng headers. It works around two
+ * defects of nng 1.5.2 (Debian 12): no operation is started on a socket being closed, and
+ * a client closed while its first connection is still being set up waits up to 20 ms for
+ * it. A server or client closed at the very moment a peer is in the middle of the SP
+ * handshake may still leak that endpoint's memory inside nng (a shutdown-only leak).
  */
 #ifndef SL_RPC_H
 #define SL_RPC_H
@@ -120,6 +124,12 @@ typedef struct sl_rpc_method {
  * entries, copied) lists the service; ud is passed to every handler; lim may be NULL.
  * The server keeps loop alive (like a listening uv handle) until it is closed.
  *
+ * The server answers by itself, without calling a handler: SL_ECORRUPT for a request
+ * that is not an Envelope or carries no protocol version, SL_EUNSUPPORTED for a newer
+ * protocol version or an unknown method ("unknown method 99"), SL_ETIMEOUT for a request
+ * still pending after request_timeout_ms, SL_EUNAVAILABLE at close. Error replies about a
+ * request it could not decode carry request id 0.
+ *
  * Returns 0 and *out, or: SL_EINVAL for a bad argument (NULL pointers, a method number 0
  * or repeated, a NULL handler, an unparsable URL or a scheme nng does not know), SL_EEXIST
  * when the address is already in use (callers probing ports retry on this code), SL_ENOMEM,
@@ -131,9 +141,9 @@ int sl_rpc_server_open(sl_rpc_server **out, uv_loop_t *loop, const char *listen_
 
 /*
  * Closes the server (NULL-safe). Must be called on the loop thread; it may be called from
- * inside a handler. It stops accepting connections and requests, runs the cancel callback
- * of every pending reply handle and answers those requests SL_EUNAVAILABLE ("server is
- * shutting down", best effort: waits at most ~200 ms for these replies to be handed to
+ * inside a handler, not from a cancel callback. It stops accepting connections and requests, runs
+ * the cancel callback of every pending reply handle and answers those requests SL_EUNAVAILABLE
+ * ("server is shutting down", best effort: waits at most ~200 ms for these replies to be handed to
  * the transport), then closes every connection. No handler or cancel callback runs after
  * close returns and every reply handle is invalid. As with uv_close, the loop must run
  * once more (uv_run) for the server's memory to be released.

@@ -127,8 +127,10 @@ static void slot_cb(void *arg)
     if (s->state == SLOT_SEND) {
         if (rv != 0) {
             /* The reply was not taken (peer too slow, socket closed): drop it. */
-            nng_msg_free(nng_aio_get_msg(s->aio));
+            nng_msg *back = nng_aio_get_msg(s->aio);
             nng_aio_set_msg(s->aio, NULL);
+            if (back != NULL)
+                nng_msg_free(back);
         }
         slot_arm(s);
         return;

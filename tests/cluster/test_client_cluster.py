@@ -130,9 +130,29 @@ def free_port():
         return s.getsockname()[1]
 
 
+def port_free(port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_base(nvnodes=2):
+    """A base port P with P and every vnode port P+70+i free, below the kernel's ephemeral
+    range (32768+) so outgoing connections of other tests cannot take them meanwhile."""
+    import random
+    for _ in range(500):
+        base = random.randrange(20000, 32000)
+        if all(port_free(p) for p in [base] + [base + 70 + i for i in range(1, nvnodes + 1)]):
+            return base
+    raise AssertionError("no free base port")
+
+
 def test_sluice_local_quickstart(bin_dir, tmp_path):
     script = os.path.join(ROOT, "scripts", "sluice-local")
-    base = free_port()
+    base = free_base()
     env = dict(os.environ, SLUICE_BIN=bin_dir)
     d = str(tmp_path / "local")
     # The daemons it starts inherit its stdout: send that to a file, not a pipe we wait on.

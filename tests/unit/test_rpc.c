@@ -2,8 +2,9 @@
  * test_rpc.c - the node-to-node RPC layer (common/net) over real TCP on 127.0.0.1: echo
  * round trips, many client threads on one client, replies deferred by a timer while other
  * requests are served, error replies, timeouts on both sides, unreachable servers,
- * malformed and oversized frames, the in-flight bound, async calls on a libuv loop, and
- * closing a server or client with work pending (ASan checks that everything is freed).
+ * malformed envelopes, hand-written SP frames (oversized, cut, wrong protocol), the
+ * in-flight and connection bounds, async calls on a libuv loop, and closing a server or
+ * client with work pending (ASan checks that everything is freed).
  *
  * Each test runs its server on its own libuv loop in a dedicated thread, as a daemon
  * would; the test thread acts as the remote caller.
