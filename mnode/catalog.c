@@ -453,6 +453,7 @@ int sl_mcatalog_open(sl_mcatalog **out, const char *dir, const sl_mcatalog_optio
     cat->c_next_uid = 1;
     cat->c_next_vgroup = 1;
     cat->c_next_node = 1;
+    cat->c_next_stream = 1;
     sl_kv_options ko;
     sl_kv_options_init(&ko);
     /* The catalog is small and written rarely: small memtables and cache. */
@@ -470,8 +471,9 @@ int sl_mcatalog_open(sl_mcatalog **out, const char *dir, const sl_mcatalog_optio
     cat->c_cf_vgroups = sl_kv_cf_get(cat->c_kv, "vgroups");
     cat->c_cf_tables = sl_kv_cf_get(cat->c_kv, "tables");
     cat->c_cf_nodes = sl_kv_cf_get(cat->c_kv, "nodes");
+    cat->c_cf_streams = sl_kv_cf_get(cat->c_kv, "streams");
     assert(cat->c_cf_meta && cat->c_cf_dbs && cat->c_cf_vgroups && cat->c_cf_tables &&
-           cat->c_cf_nodes);
+           cat->c_cf_nodes && cat->c_cf_streams);
     rc = sl__mc_load(cat, err);
     if (rc < 0) {
         if (rc == SL_ENOMEM)
@@ -496,6 +498,7 @@ void sl_mcatalog_close(sl_mcatalog *cat)
         free(cat->c_nodes[i]);
     }
     free(cat->c_nodes);
+    sl__mc_streams_free(cat);
     sl_kv_close(cat->c_kv);
     free(cat);
 }
@@ -707,5 +710,5 @@ int sl_mcatalog_dump(sl_mcatalog *cat, sl_buf *out)
     for (int i = 0; rc == 0 && i < cat->c_ndbs; i++)
         rc = dump_db(out, v[i]);
     free(v);
-    return rc;
+    return rc ? rc : sl__mc_streams_dump(cat, out);
 }

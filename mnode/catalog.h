@@ -144,6 +144,16 @@ void sl_ddl_result_fini(sl_ddl_result *r);
  * SL_ESTATE when a database is created while no vnode is alive, SL_EINVAL for changes to
  * the read-only information_schema, SL_EUNSUPPORTED for other statement kinds, SL_EIO
  * when the write fails, SL_ENOMEM. `stmt` is borrowed.
+ *
+ * Stream statements (out stays empty): CREATE STREAM [IF NOT EXISTS] [db.]name resolves
+ * the FROM table (qualified, else current_db, else the stream's database), validates with
+ * sl_stream_check (its message and position are the error) against that table and the
+ * database's precision, refuses a duplicate ("stream 'x' already exists", SL_EEXIST) and
+ * stores the stream - with the statement's exact text (sl_stmt.text), status "running" -
+ * in one synced batch. DROP STREAM [IF EXISTS] a, b is all or nothing (an unknown name
+ * without IF EXISTS refuses the whole statement, SL_ENOTFOUND); START/STOP STREAM [IF
+ * EXISTS] persist the status (START of a running stream does nothing). DROP DATABASE drops
+ * its streams. The INTO output table is not created and no snode is involved (yet).
  */
 int sl_mcatalog_exec_ddl(sl_mcatalog *cat, const sl_stmt *stmt, const char *current_db,
                          sl_ddl_result *out, sl_error *err);
@@ -313,7 +323,11 @@ int sl_mcatalog_each_node(sl_mcatalog *cat, sl_mcatalog_node_fn fn, void *arg);
  *   - SELECT over the system tables of information_schema (sl_mcatalog_catalog), planned
  *     by the shared planner with NOW = the catalog's clock.
  * Unqualified names resolve in current_db (borrowed, may be NULL). Returns 0 or an error
- * with "line:col: message"; SL_EUNSUPPORTED for other statements (SHOW STREAMS, DML).
+ *   - SHOW [db.]STREAMS [LIKE] (rows of ins_streams of that database, else the current
+ *     one, else every database; LIKE on the stream name) and SHOW CREATE STREAM (columns
+ *     stream_name, create_stream: the statement's exact text, which re-parses to the
+ *     same tree).
+ * with "line:col: message"; SL_EUNSUPPORTED for other statements (DML).
  */
 int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_db, sl_result *res,
                       sl_error *err);
@@ -329,6 +343,9 @@ int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_d
  *                  row per tag of every child table; values as text, NULL as NULL)
  *   ins_vgroups:   vgroup_id, db_name, vgroup_index, vnode_id, endpoint, status, tables
  *   ins_dnodes:    id, endpoint, kind, status, vgroups, create_time, last_heartbeat
+ *   ins_streams:   stream_name, db_name, status (running or stopped), trigger_table (the
+ *                  FROM table, db-qualified when not in the stream's database; NULL
+ *                  without FROM), create_time, sql (the CREATE STREAM text)
  * Their first column is not a timestamp key (no INTERVAL over them). Tables of user
  * databases can be looked up (schema) but not scanned: their rows live on the vnodes.
  */

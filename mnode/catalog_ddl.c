@@ -333,6 +333,8 @@ static int prep_drop_db(applier *a, const sl_ddl_op *op)
                                       end.len);
     sl_buf_fini(&end);
     if (rc == 0)
+        rc = sl__mc_streams_batch_drop_db(cat, a->batch, db->d_name);
+    if (rc == 0)
         rc = add_change(a->out, SL_DDL_DB_DROPPED, db->d_name, NULL, 0, 0);
     for (uint32_t i = 0; rc == 0 && i < db->d_nvgroups; i++) {
         const sl__mc_vgroup *vg = db->d_vgroups[i];
@@ -449,7 +451,10 @@ static void link_all(applier *a)
                 sl__mc_link_vgroup(cat, p->db->d_vgroups[k]);
             p->db = NULL;
             break;
-        case SL_DDL_DROP_DB: sl__mc_drop_db(cat, op->db.obj); break;
+        case SL_DDL_DROP_DB:
+            sl__mc_streams_forget_db(cat, ((const sl__mc_db *)op->db.obj)->d_name);
+            sl__mc_drop_db(cat, op->db.obj);
+            break;
         case SL_DDL_CREATE_TABLE:
             sl__mc_link_table(p->t);
             p->t = NULL;
@@ -532,6 +537,16 @@ int sl_mcatalog_exec_ddl(sl_mcatalog *cat, const sl_stmt *stmt, const char *curr
 {
     sl_ddl_result_init(out);
     sl_error_clear(err); /* the first error recorded wins: start from none */
+    if (sl__mc_is_stream_stmt(stmt->kind)) {
+        int src_rc = sl__mc_stream_exec(cat, stmt, current_db, err);
+        if (src_rc < 0) {
+            if (err != NULL && err->code == 0)
+                sl_ddl_error(err, src_rc, stmt->pos, "%s failed: %s",
+                             sl_stmt_kind_name(stmt->kind), sl_strerror(src_rc));
+            sl_ddl_error_prefix(err);
+        }
+        return src_rc;
+    }
     sl_ddl_source src = sl__mc_source(cat, current_db);
     sl_ddl_plan plan;
     sl_ddl_plan_init(&plan);

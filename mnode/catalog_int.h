@@ -14,6 +14,8 @@
  *   vgroups u32 id                          -> vgroup record
  *   tables  str(lower db) str(lower table)  -> table record
  *   nodes   u32 id                          -> node record
+ *   streams str(lower db) str(lower stream) -> stream record (catalog_stream.c)
+ * and meta "stream_counter" -> the next stream id.
  * Values start with a format version byte; see the encoders in catalog_store.c.
  */
 #ifndef SL_MCATALOG_INT_H
@@ -30,6 +32,7 @@ typedef struct sl__mc_db sl__mc_db;
 typedef struct sl__mc_table sl__mc_table;
 typedef struct sl__mc_vgroup sl__mc_vgroup;
 typedef struct sl__mc_node sl__mc_node;
+typedef struct sl__mc_stream sl__mc_stream;
 
 /* Version byte that starts every stored value. */
 #define SL__MC_FORMAT 1
@@ -43,6 +46,18 @@ struct sl__mc_node {
     int64_t n_last_seen; /* caller's clock, ms */
     int64_t n_created;   /* caller's clock, ms */
     uint32_t n_nvgroups; /* vgroups placed on it */
+};
+
+/* A stream (catalog_stream.c). Its database is named, not pointed at: DROP DATABASE
+ * forgets the database's streams (sl__mc_streams_forget_db). */
+struct sl__mc_stream {
+    uint64_t s_id;
+    char *s_db;      /* owned: the database's name as created */
+    char *s_name;    /* owned, as created */
+    char *s_sql;     /* owned: the CREATE STREAM statement's exact text */
+    char *s_trigger; /* owned: the FROM table as written ("" when none) */
+    bool s_running;  /* false after STOP STREAM */
+    int64_t s_created;
 };
 
 /* A vgroup of a database. */
@@ -95,6 +110,7 @@ struct sl_mcatalog {
     sl_kv_cf *c_cf_vgroups;
     sl_kv_cf *c_cf_tables;
     sl_kv_cf *c_cf_nodes;
+    sl_kv_cf *c_cf_streams;
     int64_t (*c_now)(void *ud);
     void *c_now_ud;
     uint64_t c_next_uid; /* counters: the next id to hand out */
@@ -109,6 +125,10 @@ struct sl_mcatalog {
     sl__mc_node **c_nodes; /* every node, ascending id */
     uint32_t c_nnodes;
     uint32_t c_capnodes;
+    sl__mc_stream **c_streams; /* every stream, in no particular order */
+    int c_nstreams;
+    int c_capstreams;
+    uint64_t c_next_stream; /* the next stream id */
 };
 
 /* The pseudo database object of information_schema in sl_ddl_db.obj (never a sl__mc_db). */
@@ -156,7 +176,7 @@ void sl__mc_fields_free(sl_field *f, int n);
 /* ------------------------------------------------------------ catalog_store.c: records */
 
 /* The column families, in the order of the layout above. */
-#define SL__MC_NCF 5
+#define SL__MC_NCF 6
 extern const char *const sl__mc_cf_names[SL__MC_NCF];
 /* The key of the counters record in "meta". */
 #define SL__MC_COUNTERS_KEY "counters"
@@ -184,6 +204,30 @@ int sl__mc_batch_counters(sl_mcatalog *cat, sl_kv_batch *b, uint64_t next_uid, u
 
 /* The catalog as seen by the shared DDL rules (information_schema included, read-only). */
 sl_ddl_source sl__mc_source(sl_mcatalog *cat, const char *current_db);
+
+/* ------------------------------------------------------------ catalog_stream.c */
+
+/* Whether k is CREATE/DROP/START/STOP STREAM. */
+bool sl__mc_is_stream_stmt(sl_stmt_kind k);
+/* Executes a stream statement (sl_mcatalog_exec_ddl; out is left empty). */
+int sl__mc_stream_exec(sl_mcatalog *cat, const sl_stmt *stmt, const char *current_db,
+                       sl_error *err);
+/* Loads the stream records (after the databases). 0, SL_ECORRUPT, SL_EIO, SL_ENOMEM. */
+int sl__mc_streams_load(sl_mcatalog *cat, sl_error *err);
+/* Frees every stream in memory (close). */
+void sl__mc_streams_free(sl_mcatalog *cat);
+/* Forgets (in memory) the streams of database db: its records went with DROP DATABASE. */
+void sl__mc_streams_forget_db(sl_mcatalog *cat, const char *db);
+/* Appends a range delete of every stream record of database db to b. */
+int sl__mc_streams_batch_drop_db(sl_mcatalog *cat, sl_kv_batch *b, const char *db);
+/* Appends the streams to the text dump (sorted). */
+int sl__mc_streams_dump(sl_mcatalog *cat, sl_buf *out);
+/* SHOW CREATE STREAM. */
+int sl__mc_stream_show_create(sl_mcatalog *cat, const sl_stmt *st, const char *current_db,
+                              sl_result *res, sl_error *err);
+/* SHOW [db.]STREAMS [LIKE]: the database to list (NULL: every one) or an error. */
+int sl__mc_streams_show_db(sl_mcatalog *cat, const sl_stmt *st, const char *current_db,
+                           const char **db, sl_error *err);
 
 /* ------------------------------------------------------------ catalog_sys.c */
 

@@ -21,7 +21,8 @@
 
 #include "common/kv/keycodec.h"
 
-const char *const sl__mc_cf_names[SL__MC_NCF] = {"meta", "dbs", "vgroups", "tables", "nodes"};
+const char *const sl__mc_cf_names[SL__MC_NCF] = {"meta",   "dbs",   "vgroups",
+                                                     "tables", "nodes", "streams"};
 
 /* ------------------------------------------------------------ records */
 
@@ -620,6 +621,8 @@ int sl__mc_load(sl_mcatalog *cat, sl_error *err)
             sl__mc_table_free(tl.kids[j].t);
     free(tl.kids);
     free(tl.supers);
+    if (rc == 0)
+        rc = sl__mc_streams_load(cat, err);
     return rc;
 }
 
@@ -662,8 +665,8 @@ static int dump_record(sl_mcatalog *cat, const void *k, size_t kn, const void *v
 
 int sl_mcatalog_dump_stored(sl_mcatalog *cat, sl_buf *out, sl_error *err)
 {
-    sl_kv_cf *cfs[] = {cat->c_cf_meta, cat->c_cf_dbs, cat->c_cf_vgroups, cat->c_cf_tables,
-                       cat->c_cf_nodes};
+    sl_kv_cf *cfs[] = {cat->c_cf_meta,   cat->c_cf_dbs,   cat->c_cf_vgroups,
+                       cat->c_cf_tables, cat->c_cf_nodes, cat->c_cf_streams};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < sizeof(cfs) / sizeof(cfs[0]); i++) {
         stored_dump d = {out, sl__mc_cf_names[i]};

@@ -21,7 +21,7 @@
 
 /* ------------------------------------------------------------ the system tables */
 
-enum { SYS_DATABASES, SYS_STABLES, SYS_TABLES, SYS_TAGS, SYS_VGROUPS, SYS_DNODES, SYS_COUNT };
+enum { SYS_DATABASES, SYS_STABLES, SYS_TABLES, SYS_TAGS, SYS_VGROUPS, SYS_DNODES, SYS_STREAMS, SYS_COUNT };
 
 #define ADDR_W SL_MCATALOG_ADDR_MAX
 
@@ -73,6 +73,15 @@ static const sl_field DNODES_COLS[] = {
     {"last_heartbeat", SL_T_TIMESTAMP, 0},
 };
 
+static const sl_field STREAMS_COLS[] = {
+    {"stream_name", SL_T_VARCHAR, SL_TABLE_NAME_MAX},
+    {"db_name", SL_T_VARCHAR, SL_NAME_MAX},
+    {"status", SL_T_VARCHAR, 7},
+    {"trigger_table", SL_T_VARCHAR, SL_NAME_MAX + 1 + SL_TABLE_NAME_MAX},
+    {"create_time", SL_T_TIMESTAMP, 0},
+    {"sql", SL_T_VARCHAR, SL_VARCHAR_MAX},
+};
+
 #define META(n, c)                                                                                 \
     {                                                                                              \
         .kind = SL_TABLE_NORMAL, .db = SL_DDL_INFO_SCHEMA, .name = n, .precision = SL_PREC_MS,     \
@@ -86,6 +95,7 @@ static const sl_table_meta SYS_META[SYS_COUNT] = {
     [SYS_TAGS] = META("ins_tags", TAGS_COLS),
     [SYS_VGROUPS] = META("ins_vgroups", VGROUPS_COLS),
     [SYS_DNODES] = META("ins_dnodes", DNODES_COLS),
+    [SYS_STREAMS] = META("ins_streams", STREAMS_COLS),
 };
 
 int sl__mc_sys_count(void)
@@ -151,6 +161,13 @@ static int cmp_table(const void *a, const void *b)
     return c ? c : cmp_names(x->t_name, y->t_name);
 }
 
+static int cmp_stream(const void *a, const void *b)
+{
+    const sl__mc_stream *x = *(sl__mc_stream *const *)a, *y = *(sl__mc_stream *const *)b;
+    int c = cmp_names(x->s_db, y->s_db);
+    return c ? c : cmp_names(x->s_name, y->s_name);
+}
+
 /* Collects the objects of system table sys: sorted by name, vgroups and nodes by id. */
 static int collect(const sl_mcatalog *cat, int sys, rows *r)
 {
@@ -184,6 +201,12 @@ static int collect(const sl_mcatalog *cat, int sys, rows *r)
     case SYS_VGROUPS:
         for (uint32_t i = 0; rc == 0 && i < cat->c_nvgroups; i++)
             rc = rows_push(r, cat->c_vgroups[i]);
+        return rc;
+    case SYS_STREAMS:
+        for (int i = 0; rc == 0 && i < cat->c_nstreams; i++)
+            rc = rows_push(r, cat->c_streams[i]);
+        if (rc == 0 && r->n > 1)
+            qsort(r->v, r->n, sizeof(*r->v), cmp_stream);
         return rc;
     default:
         for (uint32_t i = 0; rc == 0 && i < cat->c_nnodes; i++)
@@ -289,6 +312,17 @@ static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int 
         case 4: return str_value(nd ? nd->n_addr : NULL);
         case 5: return node_status(cat, vg->vg_vnode);
         default: return sl_value_int(SL_T_BIGINT, vg->vg_ntables);
+        }
+    }
+    case SYS_STREAMS: {
+        const sl__mc_stream *st = obj;
+        switch (col) {
+        case 0: return str_value(st->s_name);
+        case 1: return str_value(st->s_db);
+        case 2: return str_value(st->s_running ? "running" : "stopped");
+        case 3: return str_value(st->s_trigger[0] ? st->s_trigger : NULL);
+        case 4: return sl_value_int(SL_T_TIMESTAMP, st->s_created);
+        default: return str_value(st->s_sql);
         }
     }
     default: {
@@ -448,6 +482,42 @@ sl_catalog sl_mcatalog_catalog(sl_mcatalog *cat)
 
 /* ------------------------------------------------------------ queries */
 
+/* SHOW [db.]STREAMS [LIKE]: the rows of ins_streams of database db (NULL: all) whose
+ * stream name matches like (NULL: all). */
+static int streams_result(const sl_mcatalog *cat, const char *db, const char *like,
+                          sl_result *res)
+{
+    const sl_table_meta *m = &SYS_META[SYS_STREAMS];
+    const char *names[16];
+    sl_type types[16];
+    uint32_t widths[16];
+    for (int i = 0; i < m->ncols; i++) {
+        names[i] = m->cols[i].name;
+        types[i] = m->cols[i].type;
+        widths[i] = m->cols[i].width;
+    }
+    int rc = sl_result_setup(res, m->ncols, names, types, widths);
+    rows r = {0};
+    if (rc == 0)
+        rc = collect(cat, SYS_STREAMS, &r);
+    for (size_t k = 0; rc == 0 && k < r.n; k++) {
+        const sl__mc_stream *st = r.v[k];
+        if (db != NULL && !sl_ddl_name_eq(db, st->s_db))
+            continue;
+        if (like != NULL && !sl_ddl_like(like, st->s_name))
+            continue;
+        for (int i = 0; rc == 0 && i < m->ncols; i++) {
+            char buf[128];
+            sl_value v = row_value(cat, SYS_STREAMS, st, 0, i, buf, sizeof(buf));
+            rc = sl_column_append_value(&res->rows.cols[i], &v);
+        }
+    }
+    free(r.v);
+    if (rc == 0)
+        sl_block_seal(&res->rows);
+    return rc;
+}
+
 /* A whole system table as a result, rows whose endpoint matches like (NULL: all) and, for
  * nodes, of kind `kind` (0: all). */
 static int sys_result(const sl_mcatalog *cat, int sys, const char *like, int kind, sl_result *res)
@@ -537,6 +607,16 @@ int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_d
         case SL_SHOW_SNODES: rc = sys_result(cat, SYS_DNODES, sh->like, SL_MC_SNODE, res); break;
         case SL_SHOW_MNODES: rc = sys_result(cat, SYS_DNODES, sh->like, SL_MC_MNODE, res); break;
         case SL_SHOW_VNODES: rc = sys_result(cat, SYS_VGROUPS, sh->like, 0, res); break;
+        case SL_SHOW_STREAMS: {
+            const char *db = NULL;
+            rc = sl__mc_streams_show_db(cat, st, current_db, &db, err);
+            if (rc == 0)
+                rc = streams_result(cat, db, sh->like, res);
+            break;
+        }
+        case SL_SHOW_CREATE_STREAM:
+            rc = sl__mc_stream_show_create(cat, st, current_db, res, err);
+            break;
         default:
             if (!sl_ddl_show_handles(sh->kind)) {
                 rc = sl_ddl_error(err, SL_EUNSUPPORTED, st->pos,

@@ -154,6 +154,10 @@ static bool is_ddl(sl_stmt_kind k)
     case SL_STMT_CREATE_SUBTABLES:
     case SL_STMT_DROP_TABLE:
     case SL_STMT_DROP_STABLE:
+    case SL_STMT_CREATE_STREAM:
+    case SL_STMT_DROP_STREAM:
+    case SL_STMT_START_STREAM:
+    case SL_STMT_STOP_STREAM:
         return true;
     default:
         return false;

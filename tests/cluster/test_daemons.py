@@ -237,6 +237,29 @@ def test_kill9_mnode_keeps_catalog(cluster):
     assert sorted(rows_of(r.stdout)) == [["1", "a1", "1"], ["2", "a2", "2"]]
 
 
+def test_stream_ddl_survives_mnode_restart(cluster):
+    c = cluster
+    setup_schema(c)
+    sql = ("CREATE STREAM s1 INTERVAL(1m) SLIDING(1m) FROM st PARTITION BY tbname "
+           "INTO o1 AS SELECT _twstart, COUNT(*) FROM %%trows")
+    c.exec(sql, "db")
+    r = c.exec("CREATE STREAM s1 PERIOD(1d) NOTIFY('ws://h:1')", "db", check=False)
+    assert r.returncode != 0 and "stream 's1' already exists" in r.stderr
+    r = c.exec("SHOW STREAMS", "db")
+    rows = rows_of(r.stdout)[1:]
+    assert [row[:4] for row in rows] == [["s1", "db", "running", "st"]]
+    c.exec("STOP STREAM s1", "db")
+    c.kill("mnode", signal.SIGKILL)
+    c.start_mnode()
+    c.wait_registered([c.vaddr(0), c.vaddr(1)])
+    r = c.exec("SELECT stream_name, status FROM information_schema.ins_streams")
+    assert rows_of(r.stdout)[1:] == [["s1", "stopped"]]
+    r = c.exec("SHOW CREATE STREAM db.s1")
+    assert sql in r.stdout
+    c.exec("DROP STREAM db.s1")
+    assert rows_of(c.exec("SHOW STREAMS", "db").stdout)[1:] == []
+
+
 def test_auto_create(cluster):
     c = cluster
     setup_schema(c)
