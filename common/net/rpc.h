@@ -172,6 +172,18 @@ int sl_rpc_reply_ok(sl_rpc_reply *reply, const void *payload, size_t len);
  */
 int sl_rpc_reply_error(sl_rpc_reply *reply, const sl_error *err);
 
+/* Replies with error code (negative sl_err) and a printf-formatted message; returns as
+ * sl_rpc_reply_error. */
+int sl_rpc_reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Replies with the packed bytes of the protobuf-c message m (borrowed). Packing memory
+ * that cannot be had becomes an SL_ENOMEM error reply. Returns as sl_rpc_reply_ok.
+ */
+struct ProtobufCMessage;
+int sl_rpc_reply_msg(sl_rpc_reply *reply, const struct ProtobufCMessage *m);
+
 /* Called on the loop thread when the server gives up on a pending reply (server close or
  * request_timeout_ms). When it returns the handle is invalid: forget it, do not reply. */
 typedef void (*sl_rpc_cancel_fn)(sl_rpc_reply *reply, void *arg);

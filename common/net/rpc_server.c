@@ -20,6 +20,7 @@
 #include "rpc_int.h"
 
 #include <nng/protocol/reqrep0/rep.h>
+#include <protobuf-c/protobuf-c.h>
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -231,14 +232,20 @@ static int slot_fail(sl_rpc_reply *s, const sl_error *e, int timeout_ms)
 static int slot_failf(sl_rpc_reply *s, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Fills *e with code and the formatted message. */
+static void error_vfill(sl_error *e, int code, const char *fmt, va_list ap)
+{
+    sl_error_clear(e);
+    e->code = code;
+    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+}
+
 static int slot_failf(sl_rpc_reply *s, int code, const char *fmt, ...)
 {
     sl_error e;
-    sl_error_clear(&e);
-    e.code = code;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+    error_vfill(&e, code, fmt, ap);
     va_end(ap);
     return slot_fail(s, &e, s->srv->lim.request_timeout_ms);
 }
@@ -382,6 +389,28 @@ int sl_rpc_reply_error(sl_rpc_reply *reply, const sl_error *err)
     sl_error e = *err;
     e.msg[sizeof(e.msg) - 1] = '\0';
     return slot_fail(reply, &e, reply->srv->lim.request_timeout_ms);
+}
+
+int sl_rpc_reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
+{
+    sl_error e;
+    va_list ap;
+    va_start(ap, fmt);
+    error_vfill(&e, code, fmt, ap);
+    va_end(ap);
+    return sl_rpc_reply_error(reply, &e);
+}
+
+int sl_rpc_reply_msg(sl_rpc_reply *reply, const ProtobufCMessage *m)
+{
+    size_t n = protobuf_c_message_get_packed_size(m);
+    uint8_t *p = malloc(n ? n : 1);
+    if (p == NULL)
+        return sl_rpc_reply_fail(reply, SL_ENOMEM, "out of memory building the reply");
+    protobuf_c_message_pack(m, p);
+    int rc = sl_rpc_reply_ok(reply, p, n);
+    free(p);
+    return rc;
 }
 
 void sl_rpc_reply_on_cancel(sl_rpc_reply *reply, sl_rpc_cancel_fn cb, void *arg)

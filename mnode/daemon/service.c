@@ -23,35 +23,6 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static void reply_pb(sl_rpc_reply *reply, const ProtobufCMessage *m)
-{
-    size_t n = protobuf_c_message_get_packed_size(m);
-    uint8_t *p = malloc(n ? n : 1);
-    if (p == NULL) {
-        sl_error e = {0};
-        sl_error_set(&e, SL_ENOMEM, 0, 0, "out of memory building the reply");
-        sl_rpc_reply_error(reply, &e);
-        return;
-    }
-    protobuf_c_message_pack(m, p);
-    sl_rpc_reply_ok(reply, p, n);
-    free(p);
-}
-
-static void reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
-{
-    sl_error e = {0};
-    sl_error_clear(&e);
-    e.code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
-    va_end(ap);
-    sl_rpc_reply_error(reply, &e);
-}
-
 #define ARENA_NEW(a, T) ((T *)sl_arena_alloc((a), sizeof(T)))
 
 static Sluice__Field **fields_pb(sl_arena *a, const sl_field *f, int n)
@@ -169,7 +140,7 @@ static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_mdaemon *md = ud;
     Sluice__ExecRequest *rq = sluice__exec_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
-        reply_fail(reply, SL_ECORRUPT, "malformed ExecRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed ExecRequest");
         return;
     }
     sl_error err = {0};
@@ -225,7 +196,7 @@ static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     Sluice__ExecReply rp = SLUICE__EXEC_REPLY__INIT;
     rp.result = &rs;
     rp.current_db = (char *)(new_db ? new_db : "");
-    reply_pb(reply, &rp.base);
+    sl_rpc_reply_msg(reply, &rp.base);
     goto done;
 fail:
     reply_sl_error(reply, rc, &err);
@@ -244,7 +215,7 @@ static void m_table_meta(sl_rpc_reply *reply, const sl_rpc_request *req, void *u
     Sluice__TableMetaRequest *rq = sluice__table_meta_request__unpack(NULL, req->len,
                                                                        req->payload);
     if (rq == NULL) {
-        reply_fail(reply, SL_ECORRUPT, "malformed TableMetaRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed TableMetaRequest");
         return;
     }
     sl_error err = {0};
@@ -259,9 +230,9 @@ static void m_table_meta(sl_rpc_reply *reply, const sl_rpc_request *req, void *u
         Sluice__TableMetaReply rp = SLUICE__TABLE_META_REPLY__INIT;
         rp.meta = meta_pb(&a, md->md_cat, &t);
         if (rp.meta == NULL)
-            reply_fail(reply, SL_ENOMEM, "out of memory");
+            sl_rpc_reply_fail(reply, SL_ENOMEM, "out of memory");
         else
-            reply_pb(reply, &rp.base);
+            sl_rpc_reply_msg(reply, &rp.base);
     }
     sl_arena_fini(&a);
     sluice__table_meta_request__free_unpacked(rq, NULL);
@@ -272,7 +243,7 @@ static void m_db_info(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_mdaemon *md = ud;
     Sluice__DbInfoRequest *rq = sluice__db_info_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
-        reply_fail(reply, SL_ECORRUPT, "malformed DbInfoRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed DbInfoRequest");
         return;
     }
     sl_error err = {0};
@@ -290,7 +261,7 @@ static void m_db_info(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         rp.vgroups = sl_arena_alloc(&a, sizeof(*rp.vgroups) * (db.nvgroups + 1));
         for (uint32_t i = 0; rp.vgroups && i < db.nvgroups; i++)
             rp.vgroups[rp.n_vgroups++] = vgroup_pb(&a, md->md_cat, db.vgroup_ids[i]);
-        reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
     }
     sl_arena_fini(&a);
     sluice__db_info_request__free_unpacked(rq, NULL);
@@ -330,7 +301,7 @@ static void m_auto_create(sl_rpc_reply *reply, const sl_rpc_request *req, void *
     Sluice__AutoCreateRequest *rq = sluice__auto_create_request__unpack(NULL, req->len,
                                                                          req->payload);
     if (rq == NULL) {
-        reply_fail(reply, SL_ECORRUPT, "malformed AutoCreateRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed AutoCreateRequest");
         return;
     }
     sl_error err = {0};
@@ -353,7 +324,7 @@ static void m_auto_create(sl_rpc_reply *reply, const sl_rpc_request *req, void *
     if (rc < 0)
         reply_sl_error(reply, rc, &err);
     else
-        reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
     sl_arena_fini(&a);
     sluice__auto_create_request__free_unpacked(rq, NULL);
 }
@@ -365,7 +336,7 @@ static void m_register(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_mdaemon *md = ud;
     Sluice__RegisterRequest *rq = sluice__register_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
-        reply_fail(reply, SL_ECORRUPT, "malformed RegisterRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed RegisterRequest");
         return;
     }
     sl_error err = {0};
@@ -385,7 +356,7 @@ static void m_register(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         Sluice__RegisterReply rp = SLUICE__REGISTER_REPLY__INIT;
         rp.node_id = id;
         rp.epoch = md->md_version;
-        reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
     }
     sluice__register_request__free_unpacked(rq, NULL);
 }
@@ -419,7 +390,7 @@ static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud
     Sluice__HeartbeatRequest *rq = sluice__heartbeat_request__unpack(NULL, req->len,
                                                                       req->payload);
     if (rq == NULL) {
-        reply_fail(reply, SL_ECORRUPT, "malformed HeartbeatRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed HeartbeatRequest");
         return;
     }
     sl_error err = {0};
@@ -436,7 +407,7 @@ static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud
         rp.catalog_version = md->md_version;
         rp.n_vgroups = w.n;
         rp.vgroups = w.ids;
-        reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
     }
     free(w.ids);
     sluice__heartbeat_request__free_unpacked(rq, NULL);
@@ -507,7 +478,7 @@ static void m_vgroup_tables(sl_rpc_reply *reply, const sl_rpc_request *req, void
     Sluice__VgroupTablesRequest *rq = sluice__vgroup_tables_request__unpack(NULL, req->len,
                                                                              req->payload);
     if (rq == NULL) {
-        reply_fail(reply, SL_ECORRUPT, "malformed VgroupTablesRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed VgroupTablesRequest");
         return;
     }
     sl_error err = {0};
@@ -552,7 +523,7 @@ static void m_vgroup_tables(sl_rpc_reply *reply, const sl_rpc_request *req, void
         rp.db = (char *)db.name;
         rp.precision = (uint32_t)db.precision;
         rp.full = full;
-        reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
     }
     free(w.defs);
     sl_arena_fini(&a);

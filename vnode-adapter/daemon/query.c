@@ -339,7 +339,7 @@ void sl__vn_query(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_vdaemon *vd = ud;
     Sluice__QueryRequest *rq = sluice__query_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
-        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed QueryRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed QueryRequest");
         return;
     }
     sl_error err = {0};
@@ -445,7 +445,7 @@ void sl__vn_query(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     rp.version = sl_vs_snapshot_version(c->q->snap);
     if (done) {
         rp.cursor = 0;
-        sl__vn_reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
         cursor_free(c);
     } else {
         rp.cursor = c->id;
@@ -453,7 +453,7 @@ void sl__vn_query(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         c->next = vd->vd_cursors;
         vd->vd_cursors = c;
         vd->vd_ncursors++;
-        sl__vn_reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
     }
     free(bd);
     goto out;

@@ -26,30 +26,6 @@
 #include "vrequest.h"
 
 
-void sl__vn_reply_pb(sl_rpc_reply *reply, const ProtobufCMessage *m)
-{
-    size_t n = protobuf_c_message_get_packed_size(m);
-    uint8_t *p = malloc(n ? n : 1);
-    if (p == NULL) {
-        sl__vn_reply_fail(reply, SL_ENOMEM, "out of memory building the reply");
-        return;
-    }
-    protobuf_c_message_pack(m, p);
-    sl_rpc_reply_ok(reply, p, n);
-    free(p);
-}
-
-void sl__vn_reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
-{
-    sl_error e = {0};
-    sl_error_clear(&e);
-    e.code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
-    va_end(ap);
-    sl_rpc_reply_error(reply, &e);
-}
 
 static void reply_err(sl_rpc_reply *reply, int rc, sl_error *err)
 {
@@ -64,10 +40,10 @@ static vn_vgroup *need_vgroup(sl_vdaemon *vd, sl_rpc_reply *reply, uint32_t id)
     if (vg == NULL && sl__vn_refresh_now(vd) == 0)
         vg = sl__vn_find(vd, id); /* assigned since the last heartbeat */
     if (vg == NULL && vd->vd_node_id == 0)
-        sl__vn_reply_fail(reply, SL_EUNAVAILABLE,
+        sl_rpc_reply_fail(reply, SL_EUNAVAILABLE,
                           "vnode is starting: not registered with the mnode yet");
     else if (vg == NULL)
-        sl__vn_reply_fail(reply, SL_ENOTFOUND, "vgroup %u is not hosted by this vnode", id);
+        sl_rpc_reply_fail(reply, SL_ENOTFOUND, "vgroup %u is not hosted by this vnode", id);
     return vg;
 }
 
@@ -119,7 +95,7 @@ void sl__vn_commit(sl_vdaemon *vd)
         if (p->reply != NULL) {
             sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
             if (p->vg->vg_dirty) {
-                sl__vn_reply_fail(p->reply, SL_EIO,
+                sl_rpc_reply_fail(p->reply, SL_EIO,
                                   "vgroup %u: the write was applied but could not be synced",
                                   p->vg->vg_id);
             } else {
@@ -128,7 +104,7 @@ void sl__vn_commit(sl_vdaemon *vd)
                 Sluice__WriteReply rp = SLUICE__WRITE_REPLY__INIT;
                 rp.version = p->version;
                 rp.rows = p->rows;
-                sl__vn_reply_pb(p->reply, &rp.base);
+                sl_rpc_reply_msg(p->reply, &rp.base);
             }
         }
         free(p);
@@ -151,7 +127,7 @@ static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_vdaemon *vd = ud;
     Sluice__WriteRequest *rq = sluice__write_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
-        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed WriteRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed WriteRequest");
         return;
     }
     sl_error err = {0};
@@ -205,7 +181,7 @@ static void v_delete(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_vdaemon *vd = ud;
     Sluice__DeleteRequest *rq = sluice__delete_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
-        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed DeleteRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed DeleteRequest");
         return;
     }
     sl_error err = {0};
@@ -226,7 +202,7 @@ static void v_delete(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
             Sluice__DeleteReply rp = SLUICE__DELETE_REPLY__INIT;
             rp.version = version;
             rp.deleted = n;
-            sl__vn_reply_pb(reply, &rp.base);
+            sl_rpc_reply_msg(reply, &rp.base);
             sl__vn_wake_polls(vg);
         }
     }
@@ -289,13 +265,13 @@ static bool answer_changes(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t after, u
         cp[i] = &cs[i];
     }
     if (rc < 0) {
-        sl__vn_reply_fail(reply, rc, "cannot encode changes: %s", sl_strerror(rc));
+        sl_rpc_reply_fail(reply, rc, "cannot encode changes: %s", sl_strerror(rc));
     } else {
         rp.n_changes = ch.n;
         rp.changes = cp;
         rp.last_version = ch.last_version;
         rp.first_retained_version = sl_vstore_first_retained_version(vg->vg_vs);
-        sl__vn_reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
     }
     for (size_t i = 0; bufs && i < ch.n; i++)
         sl_buf_fini(&bufs[i]);
@@ -358,7 +334,7 @@ void sl__vn_fail_polls(vn_vgroup *vg)
     while (vg->vg_polls != NULL) {
         vn_poll *p = vg->vg_polls;
         sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
-        sl__vn_reply_fail(p->reply, SL_EUNAVAILABLE, "vgroup %u closed", vg->vg_id);
+        sl_rpc_reply_fail(p->reply, SL_EUNAVAILABLE, "vgroup %u closed", vg->vg_id);
         poll_drop(p);
     }
 }
@@ -368,7 +344,7 @@ static void v_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_vdaemon *vd = ud;
     Sluice__ChangesRequest *rq = sluice__changes_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
-        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed ChangesRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed ChangesRequest");
         return;
     }
     vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
@@ -378,7 +354,7 @@ static void v_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         if (!answer_changes(reply, vg, rq->after_version, mb, rq->max_entries, wait > 0)) {
             vn_poll *p = calloc(1, sizeof(*p));
             if (p == NULL) {
-                sl__vn_reply_fail(reply, SL_ENOMEM, "out of memory");
+                sl_rpc_reply_fail(reply, SL_ENOMEM, "out of memory");
             } else {
                 p->vg = vg;
                 p->reply = reply;
@@ -404,7 +380,7 @@ static void v_status(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     sl_vdaemon *vd = ud;
     Sluice__StatusRequest *rq = sluice__status_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
-        sl__vn_reply_fail(reply, SL_ECORRUPT, "malformed StatusRequest");
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed StatusRequest");
         return;
     }
     vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
@@ -415,7 +391,7 @@ static void v_status(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         rp.last_version = st.last_version;
         rp.first_retained_version = st.first_retained;
         rp.tables = st.tables;
-        sl__vn_reply_pb(reply, &rp.base);
+        sl_rpc_reply_msg(reply, &rp.base);
     }
     sluice__status_request__free_unpacked(rq, NULL);
 }

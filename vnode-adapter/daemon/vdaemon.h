@@ -124,11 +124,6 @@ const vn_table *sl__vn_table_by_name(const vn_vgroup *vg, const char *name);
 
 /* service.c */
 extern const sl_rpc_method sl__vnode_methods[];
-/* Packs m and answers reply with it (SL_ENOMEM error reply when out of memory). */
-void sl__vn_reply_pb(sl_rpc_reply *reply, const ProtobufCMessage *m);
-/* Answers reply with an error of code and a printf-style message. */
-void sl__vn_reply_fail(sl_rpc_reply *reply, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 extern const int sl__vnode_nmethods;
 /* Answers the parked long polls of vg that now have changes. */
 void sl__vn_wake_polls(vn_vgroup *vg);
