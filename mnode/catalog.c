@@ -24,16 +24,6 @@
 
 /* ------------------------------------------------------------ names */
 
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s != '\0'; s++) {
-        h ^= (uint32_t)tolower((unsigned char)*s);
-        h *= 16777619u;
-    }
-    return h;
-}
-
 int sl__mc_put_lower(sl_buf *b, const char *s)
 {
     size_t n = strlen(s);
@@ -75,18 +65,19 @@ sl__mc_db *sl__mc_find_db(const sl_mcatalog *cat, const char *name)
     return NULL;
 }
 
+static const char *table_name(const void *item)
+{
+    return ((const sl__mc_table *)item)->t_name;
+}
+
+void sl__mc_init_tables(sl__mc_db *db)
+{
+    sl_nameset_init(&db->d_tables, table_name);
+}
+
 sl__mc_table *sl__mc_find_table(const sl__mc_db *db, const char *name)
 {
-    if (db->d_nslots == 0)
-        return NULL;
-    uint32_t mask = db->d_nslots - 1;
-    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
-        sl__mc_table *t = db->d_slots[i];
-        if (t == NULL)
-            return NULL;
-        if (sl_ddl_name_eq(t->t_name, name))
-            return t;
-    }
+    return sl_nameset_find(&db->d_tables, name);
 }
 
 sl__mc_vgroup *sl__mc_find_vgroup(const sl_mcatalog *cat, uint32_t id)
@@ -174,37 +165,9 @@ int sl__mc_reserve_vgroups(sl_mcatalog *cat, uint32_t more)
     return 0;
 }
 
-static void slot_put(sl__mc_table **slots, uint32_t nslots, sl__mc_table *t)
-{
-    uint32_t mask = nslots - 1;
-    uint32_t i = name_hash(t->t_name) & mask;
-    while (slots[i] != NULL)
-        i = (i + 1) & mask;
-    slots[i] = t;
-}
-
 int sl__mc_reserve_tables(sl__mc_db *db, uint32_t more)
 {
-    /* Keep the load factor at or below 1/2 so probes stay short. */
-    uint64_t need = ((uint64_t)db->d_ntables + more) * 2;
-    if (need <= db->d_nslots)
-        return 0;
-    uint32_t n = db->d_nslots ? db->d_nslots : 16;
-    while (n < need) {
-        if (n > (UINT32_MAX >> 2))
-            return SL_ENOMEM;
-        n *= 2;
-    }
-    sl__mc_table **slots = calloc(n, sizeof(*slots));
-    if (slots == NULL)
-        return SL_ENOMEM;
-    for (uint32_t i = 0; i < db->d_nslots; i++)
-        if (db->d_slots[i] != NULL)
-            slot_put(slots, n, db->d_slots[i]);
-    free(db->d_slots);
-    db->d_slots = slots;
-    db->d_nslots = n;
-    return 0;
+    return sl_nameset_reserve(&db->d_tables, more);
 }
 
 int sl__mc_reserve_children(sl__mc_table *st, int more)
@@ -249,9 +212,7 @@ void sl__mc_link_table(sl__mc_table *t)
 {
     sl__mc_db *db = t->t_db;
     /* Callers reserve first, so linking never allocates. */
-    assert((uint64_t)(db->d_ntables + 1) * 2 <= db->d_nslots);
-    slot_put(db->d_slots, db->d_nslots, t);
-    db->d_ntables++;
+    sl_nameset_insert(&db->d_tables, t);
     if (t->t_kind == SL_TABLE_SUPER)
         db->d_nsupers++;
     if (t->t_super != NULL) {
@@ -264,37 +225,11 @@ void sl__mc_link_table(sl__mc_table *t)
         t->t_vgroup->vg_ntables++;
 }
 
-/* Removes t from the hash set with backward-shift deletion (no tombstones). */
-static void slot_remove(sl__mc_db *db, const sl__mc_table *t)
-{
-    uint32_t mask = db->d_nslots - 1;
-    uint32_t i = name_hash(t->t_name) & mask;
-    while (db->d_slots[i] != t)
-        i = (i + 1) & mask;
-    uint32_t j = i;
-    for (;;) {
-        db->d_slots[i] = NULL;
-        for (;;) {
-            j = (j + 1) & mask;
-            if (db->d_slots[j] == NULL)
-                return;
-            uint32_t k = name_hash(db->d_slots[j]->t_name) & mask;
-            /* Move j back to i unless its home k lies cyclically in (i, j]. */
-            bool stays = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
-            if (!stays)
-                break;
-        }
-        db->d_slots[i] = db->d_slots[j];
-        i = j;
-    }
-}
-
 /* Unlinks one table from its database, vgroup and super table, and frees it. */
 static void unlink_free(sl__mc_table *t)
 {
     sl__mc_db *db = t->t_db;
-    slot_remove(db, t);
-    db->d_ntables--;
+    sl_nameset_remove(&db->d_tables, t);
     if (t->t_kind == SL_TABLE_SUPER)
         db->d_nsupers--;
     if (t->t_vgroup != NULL)
@@ -387,20 +322,21 @@ void sl__mc_db_free(sl__mc_db *db)
     if (db == NULL)
         return;
     /* Child and normal tables first: a child's schema is its super table's. */
-    for (uint32_t i = 0; i < db->d_nslots; i++) {
-        sl__mc_table *t = db->d_slots[i];
+    void **slots = db->d_tables.ns_slots;
+    for (uint32_t i = 0; i < db->d_tables.ns_cap; i++) {
+        sl__mc_table *t = slots[i];
         if (t != NULL && t->t_kind != SL_TABLE_SUPER) {
             sl__mc_table_free(t);
-            db->d_slots[i] = NULL;
+            slots[i] = NULL;
         }
     }
-    for (uint32_t i = 0; i < db->d_nslots; i++)
-        sl__mc_table_free(db->d_slots[i]);
+    for (uint32_t i = 0; i < db->d_tables.ns_cap; i++)
+        sl__mc_table_free(slots[i]);
     for (uint32_t i = 0; i < db->d_nvgroups; i++)
         free(db->d_vgroups[i]);
     free(db->d_vgroups);
     free(db->d_vgroup_ids);
-    free(db->d_slots);
+    sl_nameset_fini(&db->d_tables);
     free(db->d_name);
     free(db);
 }
@@ -543,10 +479,9 @@ int sl_mcatalog_each_table(sl_mcatalog *cat, const char *db, const char *stable,
         }
         return 0;
     }
-    for (uint32_t i = 0; i < d->d_nslots; i++) {
-        if (d->d_slots[i] == NULL)
-            continue;
-        sl__mc_table_view(cat, d->d_slots[i], &v);
+    uint32_t pos = 0;
+    for (const sl__mc_table *t; (t = sl_nameset_next(&d->d_tables, &pos)) != NULL;) {
+        sl__mc_table_view(cat, t, &v);
         int rc = fn(arg, &v);
         if (rc != 0)
             return rc;
@@ -564,7 +499,7 @@ int sl_mcatalog_db_get(sl_mcatalog *cat, const char *name, sl_mcatalog_db *out, 
     out->create_time = d->d_created;
     out->nvgroups = d->d_nvgroups;
     out->vgroup_ids = d->d_vgroup_ids;
-    out->ntables = (int64_t)d->d_ntables - d->d_nsupers;
+    out->ntables = (int64_t)d->d_tables.ns_count - d->d_nsupers;
     out->nstables = d->d_nsupers;
     return 0;
 }
@@ -664,7 +599,7 @@ static int dump_db(sl_buf *out, const sl__mc_db *db)
 {
     int rc = sl_buf_printf(out, "db %s precision=%s created=%lld tables=%u stables=%u\n",
                            db->d_name, sl_precision_name(db->d_prec), (long long)db->d_created,
-                           db->d_ntables - db->d_nsupers, db->d_nsupers);
+                           db->d_tables.ns_count - db->d_nsupers, db->d_nsupers);
     for (uint32_t i = 0; rc == 0 && i < db->d_nvgroups; i++) {
         const sl__mc_vgroup *vg = db->d_vgroups[i];
         rc = sl_buf_printf(out, "  vgroup %u index=%u vnode=%u tables=%lld\n", vg->vg_id,
@@ -672,13 +607,14 @@ static int dump_db(sl_buf *out, const sl__mc_db *db)
     }
     if (rc != 0)
         return rc;
-    sl__mc_table **v = malloc((size_t)(db->d_ntables ? db->d_ntables : 1) * sizeof(*v));
+    sl__mc_table **v =
+        malloc((size_t)(db->d_tables.ns_count ? db->d_tables.ns_count : 1) * sizeof(*v));
     if (v == NULL)
         return SL_ENOMEM;
     uint32_t n = 0;
-    for (uint32_t i = 0; i < db->d_nslots; i++)
-        if (db->d_slots[i] != NULL)
-            v[n++] = db->d_slots[i];
+    uint32_t pos = 0;
+    for (sl__mc_table *t; (t = sl_nameset_next(&db->d_tables, &pos)) != NULL;)
+        v[n++] = t;
     qsort(v, n, sizeof(*v), cmp_table_ptr);
     for (uint32_t i = 0; rc == 0 && i < n; i++)
         rc = dump_table(out, v[i]);

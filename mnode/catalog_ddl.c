@@ -31,7 +31,7 @@ static void db_info(const sl__mc_db *db, sl_ddl_db *out)
     out->name = db->d_name;
     out->precision = db->d_prec;
     out->vgroups = db->d_nvgroups;
-    out->ntables = (int64_t)db->d_ntables - db->d_nsupers;
+    out->ntables = (int64_t)db->d_tables.ns_count - db->d_nsupers;
     out->obj = (void *)db;
 }
 
@@ -110,10 +110,9 @@ static int src_each_table(void *ud, const sl_ddl_db *db, sl_ddl_table_fn fn, voi
         return 0;
     }
     const sl__mc_db *d = db->obj;
-    for (uint32_t i = 0; i < d->d_nslots; i++) {
-        if (d->d_slots[i] == NULL)
-            continue;
-        table_info(d->d_slots[i], &t);
+    uint32_t pos = 0;
+    for (const sl__mc_table *tab; (tab = sl_nameset_next(&d->d_tables, &pos)) != NULL;) {
+        table_info(tab, &t);
         int rc = fn(arg, &t);
         if (rc != 0)
             return rc;
@@ -262,6 +261,7 @@ static int prep_create_db(applier *a, const sl_ddl_op *op, prep *p)
     sl__mc_db *db = calloc(1, sizeof(*db));
     if (db == NULL)
         return oom(a, op->pos);
+    sl__mc_init_tables(db);
     p->db = db;
     db->d_name = strdup(op->db.name);
     db->d_prec = op->db.precision;

@@ -27,6 +27,7 @@
 #include "catalog.h"
 #include "common/exec/ddl.h"
 #include "common/kv/kv.h"
+#include "common/util/nameset.h"
 
 typedef struct sl__mc_db sl__mc_db;
 typedef struct sl__mc_table sl__mc_table;
@@ -97,10 +98,8 @@ struct sl__mc_db {
     uint32_t d_nvgroups;
     sl__mc_vgroup **d_vgroups; /* d_nvgroups, by hash index */
     uint32_t *d_vgroup_ids;    /* the same, as ids (sl_mcatalog_db.vgroup_ids) */
-    sl__mc_table **d_slots;    /* open addressing, d_nslots a power of two (0: none) */
-    uint32_t d_nslots;
-    uint32_t d_ntables; /* every table, super tables included */
-    uint32_t d_nsupers; /* super tables among them */
+    sl_nameset d_tables;       /* every table, super tables included, by name */
+    uint32_t d_nsupers;        /* super tables among them */
 };
 
 struct sl_mcatalog {
@@ -138,6 +137,9 @@ extern const char sl__mc_info_schema_obj;
 
 int64_t sl__mc_now(const sl_mcatalog *cat);
 sl__mc_db *sl__mc_find_db(const sl_mcatalog *cat, const char *name);
+/* Initialises db's empty table set (sl__mc_db_free finalises it). Allocates nothing. */
+void sl__mc_init_tables(sl__mc_db *db);
+
 sl__mc_table *sl__mc_find_table(const sl__mc_db *db, const char *name);
 sl__mc_vgroup *sl__mc_find_vgroup(const sl_mcatalog *cat, uint32_t id);
 sl__mc_node *sl__mc_find_node(const sl_mcatalog *cat, uint32_t id);

@@ -325,6 +325,7 @@ static int load_db(sl_mcatalog *cat, const void *k, size_t kn, const void *v, si
     sl__mc_db *db = calloc(1, sizeof(*db));
     if (db == NULL)
         return SL_ENOMEM;
+    sl__mc_init_tables(db);
     sl_reader r;
     sl_reader_init(&r, v, vn);
     uint8_t prec;

@@ -184,10 +184,9 @@ static int collect(const sl_mcatalog *cat, int sys, rows *r)
     case SYS_TAGS:
         for (int i = 0; rc == 0 && i < cat->c_ndbs; i++) {
             const sl__mc_db *db = cat->c_dbs[i];
-            for (uint32_t k = 0; rc == 0 && k < db->d_nslots; k++) {
-                const sl__mc_table *t = db->d_slots[k];
-                if (t == NULL)
-                    continue;
+            uint32_t pos = 0;
+            for (const sl__mc_table *t;
+                 rc == 0 && (t = sl_nameset_next(&db->d_tables, &pos)) != NULL;) {
                 bool want = sys == SYS_STABLES  ? t->t_kind == SL_TABLE_SUPER
                             : sys == SYS_TABLES ? t->t_kind != SL_TABLE_SUPER
                                                 : t->t_kind == SL_TABLE_CHILD;
@@ -251,7 +250,7 @@ static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int 
         case 1: return sl_value_int(SL_T_TIMESTAMP, db->d_created);
         case 2: return str_value(sl_precision_name(db->d_prec));
         case 3: return sl_value_int(SL_T_INT, db->d_nvgroups);
-        case 4: return sl_value_int(SL_T_BIGINT, (int64_t)db->d_ntables - db->d_nsupers);
+        case 4: return sl_value_int(SL_T_BIGINT, (int64_t)db->d_tables.ns_count - db->d_nsupers);
         default: return sl_value_int(SL_T_BIGINT, db->d_nsupers);
         }
     }

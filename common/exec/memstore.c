@@ -13,7 +13,6 @@
 #include "memstore.h"
 
 #include <assert.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +22,6 @@
 #include "../sql/parser.h"
 #include "memstore_int.h"
 #include "plan.h"
-
-/* ------------------------------------------------------------ names */
-
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s != '\0'; s++) {
-        h ^= (uint32_t)tolower((unsigned char)*s);
-        h *= 16777619u;
-    }
-    return h;
-}
 
 /* ------------------------------------------------------------ databases */
 
@@ -64,51 +51,24 @@ int sl__ms_resolve_db(sl_memstore *ms, const sl_qname *q, sl__ms_db **out, sl_er
 
 /* ------------------------------------------------------------ tables */
 
-sl__ms_table *sl__ms_find_table(sl__ms_db *db, const char *name)
+static const char *table_name(const void *item)
 {
-    if (db->d_nslots == 0)
-        return NULL;
-    uint32_t mask = db->d_nslots - 1;
-    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
-        sl__ms_table *t = db->d_slots[i];
-        if (t == NULL)
-            return NULL;
-        if (sl_ddl_name_eq(t->t_name, name))
-            return t;
-    }
+    return ((const sl__ms_table *)item)->t_name;
 }
 
-static void slot_put(sl__ms_table **slots, uint32_t nslots, sl__ms_table *t)
+void sl__ms_init_tables(sl__ms_db *db)
 {
-    uint32_t mask = nslots - 1;
-    uint32_t i = name_hash(t->t_name) & mask;
-    while (slots[i] != NULL)
-        i = (i + 1) & mask;
-    slots[i] = t;
+    sl_nameset_init(&db->d_tables, table_name);
+}
+
+sl__ms_table *sl__ms_find_table(sl__ms_db *db, const char *name)
+{
+    return sl_nameset_find(&db->d_tables, name);
 }
 
 int sl__ms_reserve_tables(sl__ms_db *db, uint32_t more)
 {
-    /* Keep the load factor at or below 1/2 so probes stay short. */
-    uint64_t need = ((uint64_t)db->d_ntables + more) * 2;
-    if (need <= db->d_nslots)
-        return 0;
-    uint32_t n = db->d_nslots ? db->d_nslots : 16;
-    while (n < need) {
-        if (n > (UINT32_MAX >> 2))
-            return SL_ENOMEM;
-        n *= 2;
-    }
-    sl__ms_table **slots = calloc(n, sizeof(*slots));
-    if (slots == NULL)
-        return SL_ENOMEM;
-    for (uint32_t i = 0; i < db->d_nslots; i++)
-        if (db->d_slots[i] != NULL)
-            slot_put(slots, n, db->d_slots[i]);
-    free(db->d_slots);
-    db->d_slots = slots;
-    db->d_nslots = n;
-    return 0;
+    return sl_nameset_reserve(&db->d_tables, more);
 }
 
 int sl__ms_reserve_children(sl__ms_table *st, int more)
@@ -130,9 +90,7 @@ int sl__ms_reserve_children(sl__ms_table *st, int more)
 void sl__ms_link_table(sl__ms_db *db, sl__ms_table *t)
 {
     /* Callers reserve first, so linking never allocates. */
-    assert((uint64_t)(db->d_ntables + 1) * 2 <= db->d_nslots);
-    slot_put(db->d_slots, db->d_nslots, t);
-    db->d_ntables++;
+    sl_nameset_insert(&db->d_tables, t);
     if (t->t_kind == SL_TABLE_SUPER)
         db->d_nsupers++;
     if (t->t_super != NULL) {
@@ -142,37 +100,11 @@ void sl__ms_link_table(sl__ms_db *db, sl__ms_table *t)
     }
 }
 
-/* Removes t from the hash set with backward-shift deletion (no tombstones). */
-static void slot_remove(sl__ms_db *db, sl__ms_table *t)
-{
-    uint32_t mask = db->d_nslots - 1;
-    uint32_t i = name_hash(t->t_name) & mask;
-    while (db->d_slots[i] != t)
-        i = (i + 1) & mask;
-    uint32_t j = i;
-    for (;;) {
-        db->d_slots[i] = NULL;
-        for (;;) {
-            j = (j + 1) & mask;
-            if (db->d_slots[j] == NULL)
-                return;
-            uint32_t k = name_hash(db->d_slots[j]->t_name) & mask;
-            /* Move j back to i unless its home k lies cyclically in (i, j]. */
-            bool stays = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
-            if (!stays)
-                break;
-        }
-        db->d_slots[i] = db->d_slots[j];
-        i = j;
-    }
-}
-
 void sl__ms_drop_table(sl__ms_db *db, sl__ms_table *t)
 {
     if (t->t_kind == SL_TABLE_SUPER) {
         for (int i = 0; i < t->t_nchildren; i++) {
-            slot_remove(db, t->t_children[i]);
-            db->d_ntables--;
+            sl_nameset_remove(&db->d_tables, t->t_children[i]);
             sl__ms_table_free(t->t_children[i]);
         }
         t->t_nchildren = 0;
@@ -188,8 +120,7 @@ void sl__ms_drop_table(sl__ms_db *db, sl__ms_table *t)
             }
         }
     }
-    slot_remove(db, t);
-    db->d_ntables--;
+    sl_nameset_remove(&db->d_tables, t);
     if (t->t_kind == SL_TABLE_SUPER)
         db->d_nsupers--;
     sl__ms_table_free(t);
@@ -281,16 +212,17 @@ void sl__ms_db_free(sl__ms_db *db)
     if (db == NULL)
         return;
     /* Child and normal tables first: a child's schema is its super table's. */
-    for (uint32_t i = 0; i < db->d_nslots; i++) {
-        sl__ms_table *t = db->d_slots[i];
+    void **slots = db->d_tables.ns_slots;
+    for (uint32_t i = 0; i < db->d_tables.ns_cap; i++) {
+        sl__ms_table *t = slots[i];
         if (t != NULL && t->t_kind != SL_TABLE_SUPER) {
             sl__ms_table_free(t);
-            db->d_slots[i] = NULL;
+            slots[i] = NULL;
         }
     }
-    for (uint32_t i = 0; i < db->d_nslots; i++)
-        sl__ms_table_free(db->d_slots[i]);
-    free(db->d_slots);
+    for (uint32_t i = 0; i < db->d_tables.ns_cap; i++)
+        sl__ms_table_free(slots[i]);
+    sl_nameset_fini(&db->d_tables);
     free(db->d_name);
     free(db);
 }

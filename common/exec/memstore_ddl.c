@@ -19,7 +19,7 @@ static void db_info(const sl__ms_db *db, sl_ddl_db *out)
     out->name = db->d_name;
     out->precision = db->d_prec;
     out->vgroups = db->d_vgroups;
-    out->ntables = (int64_t)db->d_ntables - db->d_nsupers;
+    out->ntables = (int64_t)db->d_tables.ns_count - db->d_nsupers;
     out->obj = (void *)db;
 }
 
@@ -73,11 +73,10 @@ static int src_each_table(void *ud, const sl_ddl_db *db, sl_ddl_table_fn fn, voi
 {
     (void)ud;
     const sl__ms_db *d = db->obj;
-    for (uint32_t i = 0; i < d->d_nslots; i++) {
-        if (d->d_slots[i] == NULL)
-            continue;
+    uint32_t pos = 0;
+    for (const sl__ms_table *tab; (tab = sl_nameset_next(&d->d_tables, &pos)) != NULL;) {
         sl_ddl_table t;
-        table_info(d->d_slots[i], &t);
+        table_info(tab, &t);
         int rc = fn(arg, &t);
         if (rc != 0)
             return rc;
@@ -196,6 +195,7 @@ static int create_database(sl_memstore *ms, const sl_ddl_op *op, sl_error *err)
         free(db);
         return oom(err, op->pos);
     }
+    sl__ms_init_tables(db);
     db->d_prec = op->db.precision;
     db->d_vgroups = op->db.vgroups;
     ms->m_dbs[ms->m_ndbs++] = db;

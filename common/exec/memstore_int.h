@@ -17,6 +17,7 @@
 #include "../types/block.h"
 #include "../types/value.h"
 #include "../util/error.h"
+#include "../util/nameset.h"
 #include "../util/timeutil.h"
 #include "catalog.h"
 #include "ddl.h"
@@ -61,13 +62,11 @@ struct sl__ms_table {
 
 /* One database: its options and its tables, found by case-insensitive name. */
 struct sl__ms_db {
-    char *d_name;           /* owned, as written */
-    sl_precision d_prec;    /* timestamp precision of every table */
-    int64_t d_vgroups;      /* VGROUPS, kept as metadata */
-    sl__ms_table **d_slots; /* open-addressing hash set, d_nslots a power of two */
-    uint32_t d_nslots;      /* size of d_slots (0 before the first table) */
-    uint32_t d_ntables;     /* every table, super tables included */
-    uint32_t d_nsupers;     /* super tables among them */
+    char *d_name;        /* owned, as written */
+    sl_precision d_prec; /* timestamp precision of every table */
+    int64_t d_vgroups;   /* VGROUPS, kept as metadata */
+    sl_nameset d_tables; /* every table, super tables included, by name */
+    uint32_t d_nsupers;  /* super tables among them */
 };
 
 struct sl_memstore {
@@ -97,6 +96,9 @@ sl__ms_db *sl__ms_find_db(sl_memstore *ms, const char *name);
  * Returns 0 and *out, or SL_ENOTFOUND with a message at q->pos.
  */
 int sl__ms_resolve_db(sl_memstore *ms, const sl_qname *q, sl__ms_db **out, sl_error *err);
+
+/* Initialises db's empty table set (sl__ms_db_free finalises it). Allocates nothing. */
+void sl__ms_init_tables(sl__ms_db *db);
 
 sl__ms_table *sl__ms_find_table(sl__ms_db *db, const char *name);
 
