@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/exec/ddl.h"
 #include "common/sql/parser.h"
 #include "common/util/arena.h"
 #include "common/util/log.h"
@@ -156,7 +157,11 @@ static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     if (rc < 0)
         goto fail;
     const sl_stmt *st = pr->stmts[0];
-    if (st->kind == SL_STMT_USE) {
+    if (st->kind == SL_STMT_USE && sl_ddl_name_eq(st->u.use_db, SL_DDL_INFO_SCHEMA)) {
+        /* The system database has no catalog record; its tables are served by the mnode. */
+        new_db = SL_DDL_INFO_SCHEMA;
+        res.affected = 0;
+    } else if (st->kind == SL_STMT_USE) {
         sl_mcatalog_db db;
         rc = sl_mcatalog_db_get(md->md_cat, st->u.use_db, &db, &err);
         if (rc < 0)

@@ -308,3 +308,18 @@ def test_changelog_cap(bin_dir, tmp_path):
         assert rows == [[str(1000 + i), str(i)] for i in range(12)]
     finally:
         c.stop()
+
+
+def test_use_information_schema(cluster):
+    """USE information_schema makes the system database current: its tables are then
+    readable without qualification and it holds no streams."""
+    c = cluster
+    setup_schema(c)
+    r = c.exec("USE information_schema")
+    assert r.stdout.strip() == "OK affected=0 db=information_schema"
+    r = c.exec("SELECT name FROM ins_databases ORDER BY name", "information_schema")
+    assert rows_of(r.stdout)[1:] == [["db"]]
+    r = c.exec("SHOW STREAMS", "information_schema")
+    assert rows_of(r.stdout)[1:] == []
+    r = c.exec("USE nosuchdb", check=False)
+    assert r.returncode != 0 and "database 'nosuchdb' does not exist" in r.stderr
