@@ -10,6 +10,7 @@
  * batch is written, so memory and disk never disagree: a failed write changes neither, a
  * successful one is followed by linking that cannot fail.
  */
+#include "common/util/grow.h"
 #include "catalog_int.h"
 
 #include <assert.h>
@@ -134,17 +135,7 @@ const sl_field *sl__mc_tags(const sl__mc_table *t)
 
 int sl__mc_reserve_dbs(sl_mcatalog *cat, int more)
 {
-    if (cat->c_ndbs + more <= cat->c_capdbs)
-        return 0;
-    int cap = cat->c_capdbs ? cat->c_capdbs : 4;
-    while (cap < cat->c_ndbs + more)
-        cap *= 2;
-    sl__mc_db **p = realloc(cat->c_dbs, (size_t)cap * sizeof(*p));
-    if (p == NULL)
-        return SL_ENOMEM;
-    cat->c_dbs = p;
-    cat->c_capdbs = cap;
-    return 0;
+    return sl_grow(&cat->c_dbs, sizeof(*cat->c_dbs), &cat->c_capdbs, cat->c_ndbs + more, 4);
 }
 
 int sl__mc_reserve_vgroups(sl_mcatalog *cat, uint32_t more)
@@ -172,18 +163,8 @@ int sl__mc_reserve_tables(sl__mc_db *db, uint32_t more)
 
 int sl__mc_reserve_children(sl__mc_table *st, int more)
 {
-    int need = st->t_nchildren + more;
-    if (need <= st->t_capchildren)
-        return 0;
-    int cap = st->t_capchildren ? st->t_capchildren : 8;
-    while (cap < need)
-        cap *= 2;
-    sl__mc_table **p = realloc(st->t_children, (size_t)cap * sizeof(*p));
-    if (p == NULL)
-        return SL_ENOMEM;
-    st->t_children = p;
-    st->t_capchildren = cap;
-    return 0;
+    return sl_grow(&st->t_children, sizeof(*st->t_children), &st->t_capchildren,
+                   st->t_nchildren + more, 8);
 }
 
 void sl__mc_link_db(sl_mcatalog *cat, sl__mc_db *db)

@@ -10,6 +10,7 @@
  * everything (and allocates what it needs) before it changes anything, so a refused
  * statement leaves the store as it was.
  */
+#include "common/util/grow.h"
 #include "memstore.h"
 
 #include <assert.h>
@@ -73,18 +74,8 @@ int sl__ms_reserve_tables(sl__ms_db *db, uint32_t more)
 
 int sl__ms_reserve_children(sl__ms_table *st, int more)
 {
-    int need = st->t_nchildren + more;
-    if (need <= st->t_capchildren)
-        return 0;
-    int cap = st->t_capchildren ? st->t_capchildren : 8;
-    while (cap < need)
-        cap *= 2;
-    sl__ms_table **p = realloc(st->t_children, (size_t)cap * sizeof(*p));
-    if (p == NULL)
-        return SL_ENOMEM;
-    st->t_children = p;
-    st->t_capchildren = cap;
-    return 0;
+    return sl_grow(&st->t_children, sizeof(*st->t_children), &st->t_capchildren,
+                   st->t_nchildren + more, 8);
 }
 
 void sl__ms_link_table(sl__ms_db *db, sl__ms_table *t)
