@@ -16,6 +16,10 @@
  * an in-process RocksDB baseline) and `query` (a full-range PARTITION BY tbname
  * INTERVAL(1m) scan through a cluster beside the embedded store), are described above
  * their code below.
+ *
+ * `placement` (bench/placement_bench.c) times the mnode's rendezvous placement of
+ * (stream, slot) pairs on snodes and measures the pairs moved by a join and a death against
+ * the theoretical minimum.
  */
 #define _GNU_SOURCE /* mkdtemp, getloadavg */
 #include <math.h>
@@ -828,6 +832,9 @@ static int cmd_query(int argc, char **argv)
     return emb > 0 && enrows != nrows ? 1 : 0;
 }
 
+/* bench/placement_bench.c */
+int bench_placement(int argc, char **argv);
+
 static const struct bench_cmd {
     const char *name;
     const char *help;
@@ -839,6 +846,9 @@ static const struct bench_cmd {
      .run = cmd_insert},
     {.name = "query", .help = "full-range PARTITION BY tbname INTERVAL(1m) scan through a cluster",
      .run = cmd_query},
+    {.name = "placement",
+     .help = "rendezvous placement of 10,000 streams x 256 slots on 100 snodes; join/death moves",
+     .run = bench_placement},
 };
 
 int main(int argc, char **argv)
@@ -851,6 +861,6 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: sluice-bench <command> [options]\ncommands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(stderr, "  %-8s %s\n", commands[i].name, commands[i].help);
+        fprintf(stderr, "  %-10s %s\n", commands[i].name, commands[i].help);
     return 2;
 }

@@ -389,9 +389,12 @@ int sl_mcatalog_open(sl_mcatalog **out, const char *dir, const sl_mcatalog_optio
     cat->c_cf_tables = sl_kv_cf_get(cat->c_kv, "tables");
     cat->c_cf_nodes = sl_kv_cf_get(cat->c_kv, "nodes");
     cat->c_cf_streams = sl_kv_cf_get(cat->c_kv, "streams");
+    cat->c_cf_checkpoints = sl_kv_cf_get(cat->c_kv, "checkpoints");
     assert(cat->c_cf_meta && cat->c_cf_dbs && cat->c_cf_vgroups && cat->c_cf_tables &&
-           cat->c_cf_nodes && cat->c_cf_streams);
+           cat->c_cf_nodes && cat->c_cf_streams && cat->c_cf_checkpoints);
     rc = sl__mc_load(cat, err);
+    if (rc == 0)
+        rc = sl__mc_assign_load(cat, err);
     if (rc < 0) {
         if (rc == SL_ENOMEM)
             sl_error_set(err, rc, 0, 0, "out of memory loading the catalog '%s'", dir);
@@ -410,6 +413,7 @@ void sl_mcatalog_close(sl_mcatalog *cat)
         sl__mc_db_free(cat->c_dbs[i]);
     free(cat->c_dbs);
     free(cat->c_vgroups);
+    sl__mc_assign_free(cat);
     for (uint32_t i = 0; i < cat->c_nnodes; i++) {
         free(cat->c_nodes[i]->n_addr);
         free(cat->c_nodes[i]);
@@ -606,13 +610,15 @@ static int dump_db(sl_buf *out, const sl__mc_db *db)
 int sl_mcatalog_dump(sl_mcatalog *cat, sl_buf *out)
 {
     int rc =
-        sl_buf_printf(out, "counters uid=%llu vgroup=%u node=%u\n",
-                      (unsigned long long)cat->c_next_uid, cat->c_next_vgroup, cat->c_next_node);
+        sl_buf_printf(out, "counters uid=%llu vgroup=%u node=%u epoch=%llu\n",
+                      (unsigned long long)cat->c_next_uid, cat->c_next_vgroup, cat->c_next_node,
+                      (unsigned long long)cat->c_epoch);
     for (uint32_t i = 0; rc == 0 && i < cat->c_nnodes; i++) {
         const sl__mc_node *n = cat->c_nodes[i];
         rc =
             sl_buf_printf(out, "node %u %s %s %s last_seen=%lld created=%lld vgroups=%u\n", n->n_id,
-                          sl_mc_node_kind_name(n->n_kind), n->n_addr, n->n_alive ? "alive" : "dead",
+                          sl_mc_node_kind_name(n->n_kind), n->n_addr,
+                          n->n_dropped ? "dropped" : n->n_alive ? "alive" : "dead",
                           (long long)n->n_last_seen, (long long)n->n_created, n->n_nvgroups);
     }
     if (rc != 0)

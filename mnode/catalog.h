@@ -145,15 +145,29 @@ void sl_ddl_result_fini(sl_ddl_result *r);
  * the read-only information_schema, SL_EUNSUPPORTED for other statement kinds, SL_EIO
  * when the write fails, SL_ENOMEM. `stmt` is borrowed.
  *
- * Stream statements (out stays empty): CREATE STREAM [IF NOT EXISTS] [db.]name resolves
- * the FROM table (qualified, else current_db, else the stream's database), validates with
+ * Stream statements: CREATE STREAM [IF NOT EXISTS] [db.]name resolves the FROM table
+ * (qualified, else current_db, else the stream's database), validates with
  * sl_stream_check (its message and position are the error) against that table and the
- * database's precision, refuses a duplicate ("stream 'x' already exists", SL_EEXIST) and
- * stores the stream - with the statement's exact text (sl_stmt.text), status "running" -
- * in one synced batch. DROP STREAM [IF EXISTS] a, b is all or nothing (an unknown name
- * without IF EXISTS refuses the whole statement, SL_ENOTFOUND); START/STOP STREAM [IF
- * EXISTS] persist the status (START of a running stream does nothing). DROP DATABASE drops
- * its streams. The INTO output table is not created and no snode is involved (yet).
+ * database's precision, refuses a duplicate ("stream 'x' already exists", SL_EEXIST; with
+ * IF NOT EXISTS nothing at all is done) and stores the stream - with the statement's exact
+ * text (sl_stmt.text), status "running" - in one synced batch. With INTO [db.]t (db: else
+ * the stream's database, which must exist) that batch also creates the output table when
+ * it does not exist: a super table when the stream is grouped (PARTITION BY / ROLLUP BY),
+ * else a normal table placed like CREATE TABLE's, reported in out as SL_DDL_TABLE_CREATED
+ * (out is empty otherwise). Its columns come from planning the AS subquery against the
+ * catalog (unqualified names as the FROM table's; placeholders typed as listed in
+ * catalog_stream_out.c) renamed by the (col, ...) list; its tags from TAGS, else from the
+ * grouping columns (tbname: tag_tbname VARCHAR(270)). The derived schema is checked by the
+ * CREATE [S]TABLE rules with their messages (names, types, limits, COMPOSITE KEY), plus:
+ * the first column must be a TIMESTAMP, the list must name as many columns as the query
+ * returns, output names are unique, derived tags are distinct and differ from the columns
+ * (SL_EINVAL); subquery errors are the planner's, at their position. An existing INTO
+ * table must have exactly that kind, column and tag names and types, else SL_EEXIST
+ * "output table 't' already exists with a different schema: <difference>". DROP STREAM
+ * [IF EXISTS] a, b is all or nothing (an unknown name without IF EXISTS refuses the whole
+ * statement, SL_ENOTFOUND) and keeps the output tables; START/STOP STREAM [IF EXISTS]
+ * persist the status (START of a running stream does nothing). DROP DATABASE drops its
+ * streams. No snode is involved (yet).
  */
 int sl_mcatalog_exec_ddl(sl_mcatalog *cat, const sl_stmt *stmt, const char *current_db,
                          sl_ddl_result *out, sl_error *err);
@@ -309,6 +323,113 @@ typedef int (*sl_mcatalog_node_fn)(void *arg, const sl_mcatalog_node *n);
 int sl_mcatalog_each_node(sl_mcatalog *cat, sl_mcatalog_node_fn fn, void *arg);
 
 /* ---------------------------------------------------------------------------------------
+ * Stream placement, snodes, epochs and checkpoints (catalog_assign.c; DESIGN.md section 3)
+ *
+ * Every (stream, slot) pair - SL_PLACE_SLOTS slots per stream - is owned by one snode,
+ * chosen by rendezvous hashing (mnode/placement.h) among the snodes that are alive and not
+ * dropped; stopped streams keep their placement (their snodes hold but do not run them).
+ * The placement is a pure function of the candidate set and the streams, so a restarted
+ * mnode recomputes the same one. Every change of it - an snode joining, leaving, dying or
+ * dropped, a stream created, dropped, started or stopped - bumps the cluster's assignment
+ * **epoch**, a persistent counter that only grows. Snodes act only on the assignment of
+ * the epoch they last received; vnodes and the checkpoint store refuse fenced requests
+ * that carry an older epoch (SL_ESTALE), so a deposed snode cannot write.
+ * ------------------------------------------------------------------------------------- */
+
+/* The current assignment epoch (starts at 1 for a new catalog). */
+uint64_t sl_mcatalog_epoch(sl_mcatalog *cat);
+
+/* Slots per stream (SL_PLACE_SLOTS). */
+uint32_t sl_mcatalog_slots(sl_mcatalog *cat);
+
+/*
+ * Recomputes the placement when something that affects it changed since the last call
+ * (node status, streams); when the result differs from the current one, bumps the epoch
+ * in a synced write and sets *changed (may be NULL). Returns 0, SL_EIO or SL_ENOMEM (then
+ * the old placement and epoch stay). Cheap when nothing changed.
+ */
+int sl_mcatalog_place(sl_mcatalog *cat, bool *changed, sl_error *err);
+
+/* What an snode reports about one stream it runs (heartbeat). */
+typedef struct sl_mcatalog_task_report {
+    uint64_t stream_id;
+    int64_t lag_ms;
+    uint64_t rows;
+    uint64_t outbox;
+    const char *error; /* borrowed; NULL or "" when none */
+} sl_mcatalog_task_report;
+
+/* An snode's heartbeat report: the epoch it acts on and its load. */
+typedef struct sl_mcatalog_snode_report {
+    uint64_t epoch;
+    uint64_t memory_bytes;
+    uint64_t groups;
+    size_t ntasks;
+    const sl_mcatalog_task_report *tasks;
+} sl_mcatalog_snode_report;
+
+/*
+ * Records the heartbeat of snode `id` at now_ms (as sl_mcatalog_node_heartbeat) and its
+ * report (kept in memory only; shown by ins_snodes and ins_stream_tasks). Returns 0,
+ * SL_ENOTFOUND (unknown id: register), SL_ESTATE ("snode N was dropped": it must leave),
+ * SL_EINVAL (not an snode), SL_EIO, SL_ENOMEM.
+ */
+int sl_mcatalog_snode_heartbeat(sl_mcatalog *cat, uint32_t id, const sl_mcatalog_snode_report *r,
+                                int64_t now_ms, sl_error *err);
+
+/* Marks node `id` dead at once (graceful leave: its pairs move without waiting for the
+ * sweep). Returns 0, SL_ENOTFOUND, SL_EIO. */
+int sl_mcatalog_node_leave(sl_mcatalog *cat, uint32_t id, sl_error *err);
+
+/*
+ * DROP SNODE id: marks the snode dropped (persistent): no pair is placed on it, its
+ * heartbeats are answered SL_ESTATE so it drains and leaves, and registering again at its
+ * address brings it back as a new member. Returns 0, SL_ENOTFOUND ("snode N does not
+ * exist", also for ids of other kinds), SL_EIO.
+ */
+int sl_mcatalog_snode_drop(sl_mcatalog *cat, uint32_t id, sl_error *err);
+
+/* A stream as placed. owners[slot] is the owning snode id (0: no snode alive). */
+typedef struct sl_mcatalog_stream {
+    uint64_t id;
+    const char *db;
+    const char *name;
+    const char *sql; /* the CREATE STREAM text */
+    const char *plan_db; /* unqualified names of its query resolve in this database */
+    bool running;
+    bool ignore_untreated; /* the last START said IGNORE UNTREATED */
+    uint32_t nslots;
+    const uint32_t *owners; /* nslots entries; valid until the next change of the catalog */
+} sl_mcatalog_stream;
+
+/* Visitor of sl_mcatalog_each_stream: return 0 to go on, nonzero to stop with that value. */
+typedef int (*sl_mcatalog_stream_fn)(void *arg, const sl_mcatalog_stream *s);
+
+/* Calls fn for every stream, ascending id, with its current placement (call
+ * sl_mcatalog_place first). Returns 0 or the first nonzero fn value. */
+int sl_mcatalog_each_stream(sl_mcatalog *cat, sl_mcatalog_stream_fn fn, void *arg);
+
+/*
+ * Stores the checkpoint of (stream_id, slot) written by snode `node` under `epoch`
+ * (bytes borrowed, at most SL_MCATALOG_CHECKPOINT_MAX), synced. Fencing: refused with
+ * SL_ESTALE when epoch is older than the current epoch or the pair is not owned by node
+ * at the current placement; SL_ENOTFOUND for an unknown stream, SL_EINVAL for a slot out
+ * of range, SL_ELIMIT when too large. Nothing changes on error.
+ */
+int sl_mcatalog_checkpoint_put(sl_mcatalog *cat, uint32_t node, uint64_t epoch, uint64_t stream_id,
+                               uint32_t slot, const void *data, size_t len, sl_error *err);
+
+/* Largest checkpoint of one (stream, slot), in bytes. */
+#define SL_MCATALOG_CHECKPOINT_MAX (64u << 20)
+
+/*
+ * Reads the checkpoint of (stream_id, slot) into out (appended) with the epoch and node
+ * that wrote it. Returns 1 when found, 0 when there is none, or an error (SL_EIO).
+ */
+int sl_mcatalog_checkpoint_get(sl_mcatalog *cat, uint64_t stream_id, uint32_t slot, sl_buf *out,
+                               uint64_t *epoch, uint32_t *node, sl_error *err);
+
+/* ---------------------------------------------------------------------------------------
  * Queries
  * ------------------------------------------------------------------------------------- */
 
@@ -317,8 +438,8 @@ int sl_mcatalog_each_node(sl_mcatalog *cat, sl_mcatalog_node_fn fn, void *arg);
  * sl_result_fini):
  *   - SHOW DATABASES/STABLES/TABLES [LIKE], SHOW CREATE DATABASE/STABLE/TABLE and
  *     DESCRIBE, with the columns of the embedded store (common/exec/ddl.h);
- *   - SHOW DNODES (all nodes) and SHOW SNODES / SHOW MNODES (nodes of that kind), the
- *     columns of ins_dnodes; SHOW VNODES, one row per vgroup with the columns of
+ *   - SHOW DNODES (all nodes) and SHOW MNODES (nodes of that kind), the columns of
+ *     ins_dnodes; SHOW SNODES, the rows of ins_snodes; SHOW VNODES, one row per vgroup with the columns of
  *     ins_vgroups; [LIKE] filters on the endpoint;
  *   - SELECT over the system tables of information_schema (sl_mcatalog_catalog), planned
  *     by the shared planner with NOW = the catalog's clock.
@@ -346,6 +467,13 @@ int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_d
  *   ins_streams:   stream_name, db_name, status (running or stopped), trigger_table (the
  *                  FROM table, db-qualified when not in the stream's database; NULL
  *                  without FROM), create_time, sql (the CREATE STREAM text)
+ *   ins_snodes:    id, endpoint, status (alive, dead, dropped), epoch (the one it acts
+ *                  on), streams, slots (pairs it owns), groups, memory_bytes, create_time,
+ *                  last_heartbeat
+ *   ins_stream_tasks: stream_name, db_name, stream_id, slot_start, slot_end, snode_id,
+ *                  snode_endpoint, epoch, status (running, assigning, stopped,
+ *                  unassigned), lag_ms, rows, outbox, error - one row per run of
+ *                  consecutive slots of a stream with the same owner
  * Their first column is not a timestamp key (no INTERVAL over them). Tables of user
  * databases can be looked up (schema) but not scanned: their rows live on the vnodes.
  */

@@ -468,12 +468,15 @@ static void link_all(applier *a)
 
 /*
  * Applies plan->ops (validated by the shared rules) to the catalog: prepare, write one
- * synced batch, link. Appends the changes to out. Nothing changes on error.
+ * synced batch, link. Appends the changes to out. Nothing changes on error. hook (may be
+ * NULL) adds its own records to the same batch and links its objects after ours.
  */
-static int apply_plan(sl_mcatalog *cat, sl_ddl_plan *plan, sl_ddl_result *out, sl_error *err)
+static int apply_plan(sl_mcatalog *cat, sl_ddl_plan *plan, const sl__mc_apply_hook *hook,
+                      sl_ddl_result *out, sl_error *err)
 {
-    if (plan->nops == 0)
+    if (plan->nops == 0 && hook == NULL)
         return 0;
+    sl_pos pos0 = plan->nops > 0 ? plan->ops[0].pos : hook->pos;
     for (int i = 0; i < plan->nops; i++)
         if (is_info(&plan->ops[i].db))
             return sl_ddl_error(err, SL_EINVAL, plan->ops[i].pos,
@@ -491,10 +494,10 @@ static int apply_plan(sl_mcatalog *cat, sl_ddl_plan *plan, sl_ddl_result *out, s
     sl_buf_init(&a.v);
     int keep = out->nchanges;
     int rc = 0;
-    a.preps = calloc((size_t)plan->nops, sizeof(*a.preps));
+    a.preps = calloc((size_t)plan->nops + 1, sizeof(*a.preps));
     a.extra = calloc((size_t)cat->c_nnodes + 1, sizeof(*a.extra));
     if (a.preps == NULL || a.extra == NULL || sl_kv_batch_open(&a.batch) < 0) {
-        rc = oom(&a, plan->ops[0].pos);
+        rc = oom(&a, pos0);
         goto done;
     }
     for (int i = 0; rc == 0 && i < plan->nops; i++) {
@@ -508,11 +511,16 @@ static int apply_plan(sl_mcatalog *cat, sl_ddl_plan *plan, sl_ddl_result *out, s
     }
     if (rc == 0 && (a.next_uid != cat->c_next_uid || a.next_vgroup != cat->c_next_vgroup) &&
         sl__mc_batch_counters(cat, a.batch, a.next_uid, a.next_vgroup, cat->c_next_node) < 0)
-        rc = oom(&a, plan->ops[0].pos);
+        rc = oom(&a, pos0);
+    if (rc == 0 && hook != NULL && hook->prepare(hook->arg, a.batch) < 0)
+        rc = oom(&a, pos0);
     if (rc == 0)
         rc = sl_kv_write(cat->c_kv, a.batch, SL_KV_SYNC_ON, err);
-    if (rc == 0)
+    if (rc == 0) {
         link_all(&a);
+        if (hook != NULL)
+            hook->commit(hook->arg);
+    }
 done:
     if (a.preps != NULL) {
         for (int i = 0; i < plan->nops; i++) {
@@ -530,6 +538,12 @@ done:
     return rc;
 }
 
+int sl__mc_apply_plan(sl_mcatalog *cat, sl_ddl_plan *plan, const sl__mc_apply_hook *hook,
+                      sl_ddl_result *out, sl_error *err)
+{
+    return apply_plan(cat, plan, hook, out, err);
+}
+
 /* ------------------------------------------------------------ entry points */
 
 int sl_mcatalog_exec_ddl(sl_mcatalog *cat, const sl_stmt *stmt, const char *current_db,
@@ -537,13 +551,31 @@ int sl_mcatalog_exec_ddl(sl_mcatalog *cat, const sl_stmt *stmt, const char *curr
 {
     sl_ddl_result_init(out);
     sl_error_clear(err); /* the first error recorded wins: start from none */
+    if (stmt->kind == SL_STMT_DROP_SNODE) {
+        const sl_drop_node *d = &stmt->u.drop_node;
+        int rc = d->id <= 0 || d->id > UINT32_MAX
+                     ? SL_ENOTFOUND
+                     : sl_mcatalog_snode_drop(cat, (uint32_t)d->id, err);
+        if (rc < 0 && err != NULL) {
+            char msg[SL_ERROR_MSG_MAX];
+            if (rc == SL_ENOTFOUND)
+                snprintf(msg, sizeof(msg), "snode %lld does not exist", (long long)d->id);
+            else
+                snprintf(msg, sizeof(msg), "%s", err->code ? err->msg : sl_strerror(rc));
+            sl_error_clear(err);
+            sl_ddl_error(err, rc, d->id_pos, "%s", msg);
+            sl_ddl_error_prefix(err);
+        }
+        return rc;
+    }
     if (sl__mc_is_stream_stmt(stmt->kind)) {
-        int src_rc = sl__mc_stream_exec(cat, stmt, current_db, err);
+        int src_rc = sl__mc_stream_exec(cat, stmt, current_db, out, err);
         if (src_rc < 0) {
             if (err != NULL && err->code == 0)
                 sl_ddl_error(err, src_rc, stmt->pos, "%s failed: %s",
                              sl_stmt_kind_name(stmt->kind), sl_strerror(src_rc));
             sl_ddl_error_prefix(err);
+            sl_ddl_result_fini(out);
         }
         return src_rc;
     }
@@ -552,7 +584,7 @@ int sl_mcatalog_exec_ddl(sl_mcatalog *cat, const sl_stmt *stmt, const char *curr
     sl_ddl_plan_init(&plan);
     int rc = sl_ddl_plan_stmt(&src, stmt, &plan, err);
     if (rc == 0)
-        rc = apply_plan(cat, &plan, out, err);
+        rc = apply_plan(cat, &plan, NULL, out, err);
     sl_ddl_plan_fini(&plan);
     if (rc < 0) {
         if (err != NULL && err->code == 0)
@@ -581,7 +613,7 @@ int sl_mcatalog_auto_create(sl_mcatalog *cat, const sl_insert_item *item, const 
                           "database '%s' is read-only: it holds the system tables",
                           SL_DDL_INFO_SCHEMA);
     if (rc == 0 && tg.created)
-        rc = apply_plan(cat, &plan, &res, err);
+        rc = apply_plan(cat, &plan, NULL, &res, err);
     if (rc == 0) {
         const sl__mc_table *t =
             tg.created ? sl__mc_find_table(tg.db.obj, item->table.name) : tg.table.obj;

@@ -5,6 +5,7 @@
  * lookups and the text dump; catalog_store.c the record encodings, loading at open and
  * the raw dump; catalog_node.c membership (register, heartbeat, sweep); catalog_ddl.c
  * plans DDL with the shared rules (common/exec/ddl.h) and applies it as one write batch;
+ * catalog_stream.c the streams and catalog_stream_out.c the schema of their INTO tables;
  * catalog_sys.c answers SHOW/DESCRIBE/SELECT and implements the information_schema
  * system tables. Everything here is internal (sl__mc prefix); catalog.h is the surface.
  *
@@ -15,7 +16,9 @@
  *   tables  str(lower db) str(lower table)  -> table record
  *   nodes   u32 id                          -> node record
  *   streams str(lower db) str(lower stream) -> stream record (catalog_stream.c)
- * and meta "stream_counter" -> the next stream id.
+ *   checkpoints u64 stream id, u32 slot     -> checkpoint (catalog_assign.c)
+ * and meta "stream_counter" -> the next stream id, meta "epoch" -> the assignment epoch
+ * and the hash of its placement (catalog_assign.c).
  * Values start with a format version byte; see the encoders in catalog_store.c.
  */
 #ifndef SL_MCATALOG_INT_H
@@ -47,7 +50,30 @@ struct sl__mc_node {
     int64_t n_last_seen; /* caller's clock, ms */
     int64_t n_created;   /* caller's clock, ms */
     uint32_t n_nvgroups; /* vgroups placed on it */
+    bool n_dropped;      /* DROP SNODE (persistent; implies !n_alive) */
+    /* snodes, from their last heartbeat (memory only; catalog_assign.c) */
+    uint64_t n_epoch;    /* the epoch it acts on */
+    uint64_t n_memory;
+    uint64_t n_groups;
+    struct sl__mc_task *n_tasks; /* owned, n_ntasks */
+    size_t n_ntasks;
 };
+
+/* What an snode last reported about one stream (catalog_assign.c). */
+typedef struct sl__mc_task {
+    uint64_t t_stream;
+    int64_t t_lag_ms;
+    uint64_t t_rows;
+    uint64_t t_outbox;
+    char *t_error; /* owned, NULL when none */
+} sl__mc_task;
+
+/* The placement of one stream (catalog_assign.c). */
+typedef struct sl__mc_placed {
+    uint64_t p_stream;
+    bool p_running;
+    uint32_t *p_owners; /* owned, c_slots entries */
+} sl__mc_placed;
 
 /* A stream (catalog_stream.c). Its database is named, not pointed at: DROP DATABASE
  * forgets the database's streams (sl__mc_streams_forget_db). */
@@ -58,6 +84,9 @@ struct sl__mc_stream {
     char *s_sql;     /* owned: the CREATE STREAM statement's exact text */
     char *s_trigger; /* owned: the FROM table as written ("" when none) */
     bool s_running;  /* false after STOP STREAM */
+    char *s_plan_db; /* owned: the database unqualified names of the query resolve in (the
+                      * session's at CREATE, else the stream's) */
+    bool s_ignore_untreated; /* the last START said IGNORE UNTREATED (memory only) */
     int64_t s_created;
 };
 
@@ -128,6 +157,15 @@ struct sl_mcatalog {
     int c_nstreams;
     int c_capstreams;
     uint64_t c_next_stream; /* the next stream id */
+    /* placement (catalog_assign.c) */
+    sl_kv_cf *c_cf_checkpoints;
+    uint32_t c_slots;         /* slots per stream */
+    uint64_t c_epoch;         /* assignment epoch (persistent) */
+    uint64_t c_place_hash;    /* hash of the placement of c_epoch (persistent) */
+    uint64_t c_place_inputs;  /* hash of the inputs c_placed was computed from */
+    bool c_place_valid;       /* c_placed is computed from the current inputs' hash */
+    sl__mc_placed *c_placed;  /* ascending stream id */
+    size_t c_nplaced;
 };
 
 /* The pseudo database object of information_schema in sl_ddl_db.obj (never a sl__mc_db). */
@@ -178,7 +216,7 @@ void sl__mc_fields_free(sl_field *f, int n);
 /* ------------------------------------------------------------ catalog_store.c: records */
 
 /* The column families, in the order of the layout above. */
-#define SL__MC_NCF 6
+#define SL__MC_NCF 7
 extern const char *const sl__mc_cf_names[SL__MC_NCF];
 /* The key of the counters record in "meta". */
 #define SL__MC_COUNTERS_KEY "counters"
@@ -202,18 +240,53 @@ int sl__mc_enc_node(sl_buf *v, const sl__mc_node *n);
 int sl__mc_batch_counters(sl_mcatalog *cat, sl_kv_batch *b, uint64_t next_uid, uint32_t next_vgroup,
                           uint32_t next_node);
 
+/* ------------------------------------------------------------ catalog_assign.c */
+
+/* Loads the epoch record (open). 0, SL_ECORRUPT, SL_EIO. */
+int sl__mc_assign_load(sl_mcatalog *cat, sl_error *err);
+/* Frees the placement and the snode reports (close). */
+void sl__mc_assign_free(sl_mcatalog *cat);
+/* The owners of stream id (c_slots entries) at the current placement, or NULL. */
+const uint32_t *sl__mc_owners(const sl_mcatalog *cat, uint64_t stream_id);
+/* What snode n last reported about stream id, or NULL. */
+const sl__mc_task *sl__mc_task_of(const sl__mc_node *n, uint64_t stream_id);
+/* Frees a node's reports. */
+void sl__mc_node_tasks_free(sl__mc_node *n);
+/* Appends range deletes of the checkpoints of stream id to b. */
+int sl__mc_checkpoints_batch_drop(sl_mcatalog *cat, sl_kv_batch *b, uint64_t stream_id);
+
 /* ------------------------------------------------------------ catalog_ddl.c */
 
 /* The catalog as seen by the shared DDL rules (information_schema included, read-only). */
 sl_ddl_source sl__mc_source(sl_mcatalog *cat, const char *current_db);
 
+/* Records a statement adds to the write batch of a DDL plan (CREATE STREAM: the stream). */
+typedef struct sl__mc_apply_hook {
+    sl_pos pos; /* where to report a failure when the plan has no op */
+    /* Adds puts to b before it is written: 0 or SL_ENOMEM (then nothing is written). */
+    int (*prepare)(void *arg, sl_kv_batch *b);
+    /* Called once the batch is on disk and the plan's objects are linked; cannot fail. */
+    void (*commit)(void *arg);
+    void *arg;
+} sl__mc_apply_hook;
+
+/*
+ * Applies a validated plan as sl_mcatalog_exec_ddl does (prepare, one synced batch, link)
+ * with hook's records (hook may be NULL) in that same batch; with a hook the batch is
+ * written even when the plan has no op. Appends the changes to out. Nothing changes on
+ * error.
+ */
+int sl__mc_apply_plan(sl_mcatalog *cat, sl_ddl_plan *plan, const sl__mc_apply_hook *hook,
+                      sl_ddl_result *out, sl_error *err);
+
 /* ------------------------------------------------------------ catalog_stream.c */
 
 /* Whether k is CREATE/DROP/START/STOP STREAM. */
 bool sl__mc_is_stream_stmt(sl_stmt_kind k);
-/* Executes a stream statement (sl_mcatalog_exec_ddl; out is left empty). */
+/* Executes a stream statement (sl_mcatalog_exec_ddl; out: the INTO table CREATE STREAM
+ * made, else empty). */
 int sl__mc_stream_exec(sl_mcatalog *cat, const sl_stmt *stmt, const char *current_db,
-                       sl_error *err);
+                       sl_ddl_result *out, sl_error *err);
 /* Loads the stream records (after the databases). 0, SL_ECORRUPT, SL_EIO, SL_ENOMEM. */
 int sl__mc_streams_load(sl_mcatalog *cat, sl_error *err);
 /* Frees every stream in memory (close). */
@@ -230,6 +303,21 @@ int sl__mc_stream_show_create(sl_mcatalog *cat, const sl_stmt *st, const char *c
 /* SHOW [db.]STREAMS [LIKE]: the database to list (NULL: every one) or an error. */
 int sl__mc_streams_show_db(sl_mcatalog *cat, const sl_stmt *st, const char *current_db,
                            const char **db, sl_error *err);
+
+/* ------------------------------------------------------------ catalog_stream_out.c */
+
+/*
+ * The INTO output table of CREATE STREAM cs (borrowed, like everything else here): plans
+ * the subquery against the catalog (unqualified names in query_db) with the placeholders
+ * typed, derives the output columns and tags, validates them with the shared DDL rules and
+ * appends the CREATE_TABLE op to plan - or nothing without INTO or when the table exists
+ * with exactly that schema. stream_db is the stream's database (the default output
+ * database), trigger the FROM table's meta (NULL without FROM). Returns 0, or an error with
+ * its position and nothing appended (see catalog_stream_out.c for the rules and messages).
+ */
+int sl__mc_stream_out_plan(sl_mcatalog *cat, const sl_create_stream *cs, const sl__mc_db *stream_db,
+                           const char *query_db, const sl_table_meta *trigger, sl_ddl_plan *plan,
+                           sl_error *err);
 
 /* ------------------------------------------------------------ catalog_sys.c */
 

@@ -90,6 +90,7 @@ int sl_mcatalog_node_register(sl_mcatalog *cat, sl_mc_node_kind kind, const char
                                 addr, sl_mc_node_kind_name(n->n_kind), n->n_id);
         sl__mc_node upd = *n;
         upd.n_alive = true;
+        upd.n_dropped = false; /* registering again brings a dropped snode back */
         upd.n_last_seen = now_ms;
         const sl__mc_node *one = &upd;
         int rc = write_nodes(cat, &one, 1, false, 0, SL_KV_SYNC_ON, err);
@@ -138,6 +139,9 @@ int sl_mcatalog_node_heartbeat(sl_mcatalog *cat, uint32_t id, int64_t now_ms, sl
     sl__mc_node *n = sl__mc_find_node(cat, id);
     if (n == NULL)
         return sl_error_set(err, SL_ENOTFOUND, 0, 0, "node %u is not registered", id);
+    if (n->n_dropped)
+        return sl_error_set(err, SL_ESTATE, 0, 0, "%s %u was dropped", sl_mc_node_kind_name(n->n_kind),
+                            id);
     sl__mc_node upd = *n;
     upd.n_last_seen = now_ms;
     upd.n_alive = true;

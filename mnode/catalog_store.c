@@ -21,8 +21,8 @@
 
 #include "common/kv/keycodec.h"
 
-const char *const sl__mc_cf_names[SL__MC_NCF] = {"meta",   "dbs",   "vgroups",
-                                                     "tables", "nodes", "streams"};
+const char *const sl__mc_cf_names[SL__MC_NCF] = {"meta",  "dbs",     "vgroups",    "tables",
+                                                     "nodes", "streams", "checkpoints"};
 
 /* ------------------------------------------------------------ records */
 
@@ -156,7 +156,7 @@ int sl__mc_enc_node(sl_buf *v, const sl__mc_node *n)
     if (rc == 0)
         rc = put_str(v, n->n_addr);
     if (rc == 0)
-        rc = sl_buf_put_u8(v, n->n_alive ? 1 : 0);
+        rc = sl_buf_put_u8(v, n->n_dropped ? 2 : n->n_alive ? 1 : 0); /* 2: dropped */
     if (rc == 0)
         rc = sl_buf_put_vari(v, n->n_last_seen);
     if (rc == 0)
@@ -309,7 +309,13 @@ static int load_node(sl_mcatalog *cat, const void *k, size_t kn, const void *v, 
         return rc == SL_ECORRUPT ? corrupt(err, cat, "bad node record") : rc;
     }
     n->n_kind = (sl_mc_node_kind)kind;
-    n->n_alive = alive != 0;
+    if (alive > 2) {
+        free(n->n_addr);
+        free(n);
+        return corrupt(err, cat, "bad node record");
+    }
+    n->n_alive = alive == 1;
+    n->n_dropped = alive == 2;
     cat->c_nodes[cat->c_nnodes++] = n;
     if (n->n_id >= cat->c_next_node)
         cat->c_next_node = n->n_id + 1;
@@ -666,8 +672,8 @@ static int dump_record(sl_mcatalog *cat, const void *k, size_t kn, const void *v
 
 int sl_mcatalog_dump_stored(sl_mcatalog *cat, sl_buf *out, sl_error *err)
 {
-    sl_kv_cf *cfs[] = {cat->c_cf_meta,   cat->c_cf_dbs,   cat->c_cf_vgroups,
-                       cat->c_cf_tables, cat->c_cf_nodes, cat->c_cf_streams};
+    sl_kv_cf *cfs[] = {cat->c_cf_meta,  cat->c_cf_dbs,     cat->c_cf_vgroups,      cat->c_cf_tables,
+                       cat->c_cf_nodes, cat->c_cf_streams, cat->c_cf_checkpoints};
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < sizeof(cfs) / sizeof(cfs[0]); i++) {
         stored_dump d = {out, sl__mc_cf_names[i]};

@@ -11,8 +11,10 @@
  * with the next-id counter in one synced batch. SHOW CREATE STREAM returns that text, so it
  * re-parses to the same tree. DROP STREAM a, b is all or nothing; START/STOP persist the
  * status ("running"/"stopped"); DROP DATABASE deletes its streams in its own batch
- * (sl__mc_streams_batch_drop_db). Not done here yet: creating the INTO output table and
- * placing the stream on snodes.
+ * (sl__mc_streams_batch_drop_db). CREATE STREAM ... INTO creates the output table
+ * (catalog_stream_out.c derives its schema) in the same synced batch as the stream record,
+ * through the DDL applier of catalog_ddl.c, so the table is placed and reported like
+ * CREATE [S]TABLE's; DROP STREAM keeps it.
  *
  * On disk: cf "streams", key str(lower db) str(lower name), value
  *   u8 version, u64 id, str db, str name, str sql, str trigger, u8 running, vari created;
@@ -45,6 +47,7 @@ static void stream_free(sl__mc_stream *s)
     free(s->s_name);
     free(s->s_sql);
     free(s->s_trigger);
+    free(s->s_plan_db);
     free(s);
 }
 
@@ -120,6 +123,8 @@ static int enc_stream(sl_buf *v, const sl__mc_stream *s, bool running)
         rc = sl_buf_put_u8(v, running ? 1 : 0);
     if (rc == 0)
         rc = sl_buf_put_vari(v, s->s_created);
+    if (rc == 0)
+        rc = put_str(v, s->s_plan_db ? s->s_plan_db : s->s_db); /* added; optional on read */
     return rc;
 }
 
@@ -176,6 +181,9 @@ int sl__mc_streams_batch_drop_db(sl_mcatalog *cat, sl_kv_batch *b, const char *d
         rc = sl_key_successor(&end);
     if (rc == 0)
         rc = sl_kv_batch_delete_range(b, cat->c_cf_streams, k.data, k.len, end.data, end.len);
+    for (int i = 0; rc == 0 && i < cat->c_nstreams; i++)
+        if (sl_ddl_name_eq(cat->c_streams[i]->s_db, db))
+            rc = sl__mc_checkpoints_batch_drop(cat, b, cat->c_streams[i]->s_id);
     sl_buf_fini(&k);
     sl_buf_fini(&end);
     return rc;
@@ -228,7 +236,11 @@ static int decode_stream(const void *v, size_t vn, sl__mc_stream *s)
     if (rc == 0)
         rc = get_str(&r, &s->s_trigger);
     if (rc == 0 && (sl_reader_u8(&r, &running) < 0 || running > 1 ||
-                    sl_reader_vari(&r, &s->s_created) < 0 || sl_reader_left(&r) != 0))
+                    sl_reader_vari(&r, &s->s_created) < 0))
+        rc = SL_ECORRUPT;
+    if (rc == 0 && sl_reader_left(&r) != 0)
+        rc = get_str(&r, &s->s_plan_db);
+    if (rc == 0 && sl_reader_left(&r) != 0)
         rc = SL_ECORRUPT;
     if (rc == 0)
         s->s_running = running != 0;
@@ -331,8 +343,29 @@ static char *dup_str(const char *s)
     return strdup(s ? s : "");
 }
 
+/* Adds the stream record and the next-id counter to the batch of the INTO table. */
+typedef struct create_hook {
+    sl_mcatalog *cat;
+    sl__mc_stream *s; /* the new stream; NULL once linked */
+} create_hook;
+
+static int create_prepare(void *arg, sl_kv_batch *b)
+{
+    create_hook *h = arg;
+    int rc = batch_put_stream(h->cat, b, h->s, true);
+    return rc ? rc : batch_counter(h->cat, b, h->s->s_id + 1);
+}
+
+static void create_commit(void *arg)
+{
+    create_hook *h = arg;
+    h->cat->c_streams[h->cat->c_nstreams++] = h->s; /* reserved beforehand */
+    h->cat->c_next_stream = h->s->s_id + 1;
+    h->s = NULL;
+}
+
 static int create_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *current_db,
-                         sl_error *err)
+                         sl_ddl_result *out, sl_error *err)
 {
     const sl_create_stream *cs = &stmt->u.create_stream;
     sl__mc_db *db;
@@ -388,10 +421,17 @@ static int create_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *curr
         return sl_ddl_error(err, SL_ELIMIT, stmt->pos,
                             "a CREATE STREAM statement may be at most %d bytes long",
                             SL_VARCHAR_MAX);
-    /* Build, write, link. */
-    sl__mc_stream *s = calloc(1, sizeof(*s));
-    sl_kv_batch *b = NULL;
-    if (s == NULL || reserve_streams(cat, 1) < 0 || sl_kv_batch_open(&b) < 0) {
+    /* The INTO table (unqualified names of the query resolve like the trigger table's). */
+    sl_ddl_plan plan;
+    sl_ddl_plan_init(&plan);
+    sl__mc_stream *s = NULL;
+    rc = sl__mc_stream_out_plan(cat, cs, db, current_db ? current_db : db->d_name,
+                                ctx.trigger_table, &plan, err);
+    if (rc < 0)
+        goto done;
+    /* Build, then write the stream with the table in one batch, link. */
+    s = calloc(1, sizeof(*s));
+    if (s == NULL || reserve_streams(cat, 1) < 0) {
         rc = SL_ENOMEM;
         goto done;
     }
@@ -402,25 +442,25 @@ static int create_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *curr
     s->s_trigger = dup_str(trigger);
     s->s_running = true;
     s->s_created = sl__mc_now(cat);
-    if (!s->s_db || !s->s_name || !s->s_sql || !s->s_trigger)
+    s->s_plan_db = dup_str(current_db ? current_db : db->d_name);
+    if (!s->s_db || !s->s_name || !s->s_sql || !s->s_trigger || !s->s_plan_db) {
         rc = SL_ENOMEM;
-    if (rc == 0)
-        rc = batch_put_stream(cat, b, s, true);
-    if (rc == 0)
-        rc = batch_counter(cat, b, s->s_id + 1);
-    if (rc < 0)
         goto done;
-    rc = write_batch(cat, b, stmt->pos, err);
-    if (rc == 0) {
-        cat->c_streams[cat->c_nstreams++] = s;
-        cat->c_next_stream = s->s_id + 1;
-        s = NULL;
     }
+    create_hook h = {.cat = cat, .s = s};
+    sl__mc_apply_hook hook = {
+        .pos = stmt->pos, .prepare = create_prepare, .commit = create_commit, .arg = &h};
+    rc = sl__mc_apply_plan(cat, &plan, &hook, out, err);
+    if (rc < 0 && err != NULL && err->code != 0 && err->line == 0) {
+        err->line = stmt->pos.line; /* a storage error: the statement's position */
+        err->col = stmt->pos.col;
+    }
+    s = h.s;
 done:
     if (rc == SL_ENOMEM)
         sl_ddl_error(err, rc, stmt->pos, "out of memory");
     stream_free(s);
-    sl_kv_batch_close(b);
+    sl_ddl_plan_fini(&plan);
     return rc;
 }
 
@@ -465,8 +505,11 @@ static int drop_streams(sl_mcatalog *cat, const sl_stmt *stmt, const char *curre
     if (rc == 0 && nv > 0) {
         if (sl_kv_batch_open(&b) < 0)
             rc = SL_ENOMEM;
-        for (int j = 0; rc == 0 && j < nv; j++)
+        for (int j = 0; rc == 0 && j < nv; j++) {
             rc = batch_del_stream(cat, b, victims[j]);
+            if (rc == 0) /* dropping a stream releases its checkpoints */
+                rc = sl__mc_checkpoints_batch_drop(cat, b, victims[j]->s_id);
+        }
         if (rc == SL_ENOMEM)
             sl_ddl_error(err, rc, stmt->pos, "out of memory");
         if (rc == 0)
@@ -504,6 +547,7 @@ static int control_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *cur
     sl__mc_stream *s = cat->c_streams[k];
     if (s->s_running == start)
         return 0; /* START of a running stream, STOP of a stopped one: nothing to do */
+    s->s_ignore_untreated = start && c->ignore_untreated;
     sl_kv_batch *b = NULL;
     rc = sl_kv_batch_open(&b);
     if (rc == 0)
@@ -519,10 +563,10 @@ static int control_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *cur
 }
 
 int sl__mc_stream_exec(sl_mcatalog *cat, const sl_stmt *stmt, const char *current_db,
-                       sl_error *err)
+                       sl_ddl_result *out, sl_error *err)
 {
     switch (stmt->kind) {
-    case SL_STMT_CREATE_STREAM: return create_stream(cat, stmt, current_db, err);
+    case SL_STMT_CREATE_STREAM: return create_stream(cat, stmt, current_db, out, err);
     case SL_STMT_DROP_STREAM: return drop_streams(cat, stmt, current_db, err);
     case SL_STMT_START_STREAM:
     case SL_STMT_STOP_STREAM: return control_stream(cat, stmt, current_db, err);

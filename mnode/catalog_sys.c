@@ -21,7 +21,18 @@
 
 /* ------------------------------------------------------------ the system tables */
 
-enum { SYS_DATABASES, SYS_STABLES, SYS_TABLES, SYS_TAGS, SYS_VGROUPS, SYS_DNODES, SYS_STREAMS, SYS_COUNT };
+enum {
+    SYS_DATABASES,
+    SYS_STABLES,
+    SYS_TABLES,
+    SYS_TAGS,
+    SYS_VGROUPS,
+    SYS_DNODES,
+    SYS_STREAMS,
+    SYS_SNODES,
+    SYS_STREAM_TASKS,
+    SYS_COUNT
+};
 
 #define ADDR_W SL_MCATALOG_ADDR_MAX
 
@@ -67,7 +78,7 @@ static const sl_field DNODES_COLS[] = {
     {"id", SL_T_INT, 0},
     {"endpoint", SL_T_VARCHAR, ADDR_W},
     {"kind", SL_T_VARCHAR, 5},
-    {"status", SL_T_VARCHAR, 5},
+    {"status", SL_T_VARCHAR, 7},
     {"vgroups", SL_T_INT, 0},
     {"create_time", SL_T_TIMESTAMP, 0},
     {"last_heartbeat", SL_T_TIMESTAMP, 0},
@@ -80,6 +91,35 @@ static const sl_field STREAMS_COLS[] = {
     {"trigger_table", SL_T_VARCHAR, SL_NAME_MAX + 1 + SL_TABLE_NAME_MAX},
     {"create_time", SL_T_TIMESTAMP, 0},
     {"sql", SL_T_VARCHAR, SL_VARCHAR_MAX},
+};
+
+static const sl_field SNODES_COLS[] = {
+    {"id", SL_T_INT, 0},
+    {"endpoint", SL_T_VARCHAR, ADDR_W},
+    {"status", SL_T_VARCHAR, 7},
+    {"epoch", SL_T_BIGINT, 0},       /* the assignment epoch it acts on */
+    {"streams", SL_T_INT, 0},        /* streams with a slot on it */
+    {"slots", SL_T_INT, 0},          /* (stream, slot) pairs it owns */
+    {"groups", SL_T_BIGINT, 0},      /* trigger groups it holds (reported) */
+    {"memory_bytes", SL_T_BIGINT, 0},
+    {"create_time", SL_T_TIMESTAMP, 0},
+    {"last_heartbeat", SL_T_TIMESTAMP, 0},
+};
+
+static const sl_field STREAM_TASKS_COLS[] = {
+    {"stream_name", SL_T_VARCHAR, SL_TABLE_NAME_MAX},
+    {"db_name", SL_T_VARCHAR, SL_NAME_MAX},
+    {"stream_id", SL_T_BIGINT, 0},
+    {"slot_start", SL_T_INT, 0},
+    {"slot_end", SL_T_INT, 0},
+    {"snode_id", SL_T_INT, 0},
+    {"snode_endpoint", SL_T_VARCHAR, ADDR_W},
+    {"epoch", SL_T_BIGINT, 0},
+    {"status", SL_T_VARCHAR, 10},
+    {"lag_ms", SL_T_BIGINT, 0},
+    {"rows", SL_T_BIGINT, 0},
+    {"outbox", SL_T_BIGINT, 0},
+    {"error", SL_T_VARCHAR, 1024},
 };
 
 #define META(n, c)                                                                                 \
@@ -96,6 +136,8 @@ static const sl_table_meta SYS_META[SYS_COUNT] = {
     [SYS_VGROUPS] = META("ins_vgroups", VGROUPS_COLS),
     [SYS_DNODES] = META("ins_dnodes", DNODES_COLS),
     [SYS_STREAMS] = META("ins_streams", STREAMS_COLS),
+    [SYS_SNODES] = META("ins_snodes", SNODES_COLS),
+    [SYS_STREAM_TASKS] = META("ins_stream_tasks", STREAM_TASKS_COLS),
 };
 
 int sl__mc_sys_count(void)
@@ -123,11 +165,26 @@ void sl__mc_sys_view(int i, sl_ddl_table *out)
 
 /* ------------------------------------------------------------ rows */
 
-/* The objects one system table lists, in output order. */
+/* The objects one system table lists, in output order; own holds objects made for the
+ * listing (ins_stream_tasks rows), freed with it. */
 typedef struct rows {
     void **v;
     size_t n, cap;
+    void *own;
 } rows;
+
+static void rows_free(rows *r)
+{
+    free(r->v);
+    free(r->own);
+}
+
+/* A row of ins_stream_tasks: slots [lo, hi] of a stream owned by one snode. */
+typedef struct task_row {
+    const sl__mc_stream *st;
+    uint32_t lo, hi;
+    uint32_t owner;
+} task_row;
 
 static int rows_push(rows *r, const void *p)
 {
@@ -166,6 +223,46 @@ static int cmp_stream(const void *a, const void *b)
     const sl__mc_stream *x = *(sl__mc_stream *const *)a, *y = *(sl__mc_stream *const *)b;
     int c = cmp_names(x->s_db, y->s_db);
     return c ? c : cmp_names(x->s_name, y->s_name);
+}
+
+/* ins_stream_tasks: per stream (by database and name), one row per run of consecutive
+ * slots with the same owner. */
+static int collect_tasks(const sl_mcatalog *cat, rows *r)
+{
+    rows s = {0};
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < cat->c_nstreams; i++)
+        rc = rows_push(&s, cat->c_streams[i]);
+    if (rc == 0 && s.n > 1)
+        qsort(s.v, s.n, sizeof(*s.v), cmp_stream);
+    size_t n = 0, cap = 0;
+    task_row *tr = NULL;
+    for (size_t i = 0; rc == 0 && i < s.n; i++) {
+        const sl__mc_stream *st = s.v[i];
+        const uint32_t *own = sl__mc_owners(cat, st->s_id);
+        for (uint32_t lo = 0; rc == 0 && lo < cat->c_slots;) {
+            uint32_t o = own ? own[lo] : 0, hi = lo;
+            while (hi + 1 < cat->c_slots && (own ? own[hi + 1] : 0) == o)
+                hi++;
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 64;
+                task_row *p = realloc(tr, nc * sizeof(*p));
+                if (p == NULL) {
+                    rc = SL_ENOMEM;
+                    break;
+                }
+                tr = p;
+                cap = nc;
+            }
+            tr[n++] = (task_row){.st = st, .lo = lo, .hi = hi, .owner = o};
+            lo = hi + 1;
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = rows_push(r, &tr[i]);
+    r->own = tr;
+    rows_free(&s);
+    return rc;
 }
 
 /* Collects the objects of system table sys: sorted by name, vgroups and nodes by id. */
@@ -207,6 +304,13 @@ static int collect(const sl_mcatalog *cat, int sys, rows *r)
         if (rc == 0 && r->n > 1)
             qsort(r->v, r->n, sizeof(*r->v), cmp_stream);
         return rc;
+    case SYS_STREAM_TASKS:
+        return collect_tasks(cat, r);
+    case SYS_SNODES:
+        for (uint32_t i = 0; rc == 0 && i < cat->c_nnodes; i++)
+            if (cat->c_nodes[i]->n_kind == SL_MC_SNODE)
+                rc = rows_push(r, cat->c_nodes[i]);
+        return rc;
     default:
         for (uint32_t i = 0; rc == 0 && i < cat->c_nnodes; i++)
             rc = rows_push(r, cat->c_nodes[i]);
@@ -229,10 +333,15 @@ static sl_value str_value(const char *s)
     return sl_value_str(SL_T_VARCHAR, s, (uint32_t)strlen(s));
 }
 
+static const char *node_status_name(const sl__mc_node *n)
+{
+    return n == NULL ? NULL : n->n_dropped ? "dropped" : n->n_alive ? "alive" : "dead";
+}
+
 static sl_value node_status(const sl_mcatalog *cat, uint32_t id)
 {
     const sl__mc_node *n = sl__mc_find_node(cat, id);
-    return str_value(n == NULL ? NULL : n->n_alive ? "alive" : "dead");
+    return str_value(node_status_name(n));
 }
 
 /*
@@ -324,13 +433,65 @@ static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int 
         default: return str_value(st->s_sql);
         }
     }
+    case SYS_SNODES: {
+        const sl__mc_node *nd = obj;
+        switch (col) {
+        case 0: return sl_value_int(SL_T_INT, nd->n_id);
+        case 1: return str_value(nd->n_addr);
+        case 2: return str_value(node_status_name(nd));
+        case 3: return sl_value_int(SL_T_BIGINT, (int64_t)nd->n_epoch);
+        case 4:
+        case 5: {
+            int64_t streams = 0, slots = 0;
+            for (size_t i = 0; i < cat->c_nplaced; i++) {
+                int64_t k = 0;
+                for (uint32_t s = 0; s < cat->c_slots; s++)
+                    k += cat->c_placed[i].p_owners[s] == nd->n_id;
+                streams += k > 0;
+                slots += k;
+            }
+            return col == 4 ? sl_value_int(SL_T_INT, streams) : sl_value_int(SL_T_INT, slots);
+        }
+        case 6: return sl_value_int(SL_T_BIGINT, (int64_t)nd->n_groups);
+        case 7: return sl_value_int(SL_T_BIGINT, (int64_t)nd->n_memory);
+        case 8: return sl_value_int(SL_T_TIMESTAMP, nd->n_created);
+        default: return sl_value_int(SL_T_TIMESTAMP, nd->n_last_seen);
+        }
+    }
+    case SYS_STREAM_TASKS: {
+        const task_row *t = obj;
+        const sl__mc_node *nd = t->owner ? sl__mc_find_node(cat, t->owner) : NULL;
+        const sl__mc_task *rep = sl__mc_task_of(nd, t->st->s_id);
+        switch (col) {
+        case 0: return str_value(t->st->s_name);
+        case 1: return str_value(t->st->s_db);
+        case 2: return sl_value_int(SL_T_BIGINT, (int64_t)t->st->s_id);
+        case 3: return sl_value_int(SL_T_INT, t->lo);
+        case 4: return sl_value_int(SL_T_INT, t->hi);
+        case 5: return nd ? sl_value_int(SL_T_INT, nd->n_id) : sl_value_null(SL_T_INT);
+        case 6: return str_value(nd ? nd->n_addr : NULL);
+        case 7: return sl_value_int(SL_T_BIGINT, (int64_t)cat->c_epoch);
+        case 8:
+            return str_value(nd == NULL               ? "unassigned"
+                             : !t->st->s_running      ? "stopped"
+                             : nd->n_epoch < cat->c_epoch ? "assigning"
+                                                          : "running");
+        case 9: return rep ? sl_value_int(SL_T_BIGINT, rep->t_lag_ms) : sl_value_null(SL_T_BIGINT);
+        case 10:
+            return rep ? sl_value_int(SL_T_BIGINT, (int64_t)rep->t_rows) : sl_value_null(SL_T_BIGINT);
+        case 11:
+            return rep ? sl_value_int(SL_T_BIGINT, (int64_t)rep->t_outbox)
+                       : sl_value_null(SL_T_BIGINT);
+        default: return str_value(rep ? rep->t_error : NULL);
+        }
+    }
     default: {
         const sl__mc_node *nd = obj;
         switch (col) {
         case 0: return sl_value_int(SL_T_INT, nd->n_id);
         case 1: return str_value(nd->n_addr);
         case 2: return str_value(sl_mc_node_kind_name(nd->n_kind));
-        case 3: return str_value(nd->n_alive ? "alive" : "dead");
+        case 3: return str_value(node_status_name(nd));
         case 4: return sl_value_int(SL_T_INT, nd->n_nvgroups);
         case 5: return sl_value_int(SL_T_TIMESTAMP, nd->n_created);
         default: return sl_value_int(SL_T_TIMESTAMP, nd->n_last_seen);
@@ -356,7 +517,7 @@ static void sys_scan_close(void *cursor)
     sys_scan *s = cursor;
     if (s == NULL)
         return;
-    free(s->objs.v);
+    rows_free(&s->objs);
     free(s->proj);
     free(s);
 }
@@ -511,7 +672,7 @@ static int streams_result(const sl_mcatalog *cat, const char *db, const char *li
             rc = sl_column_append_value(&res->rows.cols[i], &v);
         }
     }
-    free(r.v);
+    rows_free(&r);
     if (rc == 0)
         sl_block_seal(&res->rows);
     return rc;
@@ -551,7 +712,7 @@ static int sys_result(const sl_mcatalog *cat, int sys, const char *like, int kin
             rc = sl_column_append_value(&res->rows.cols[i], &v);
         }
     }
-    free(r.v);
+    rows_free(&r);
     if (rc == 0)
         sl_block_seal(&res->rows);
     return rc;
@@ -603,7 +764,7 @@ int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_d
         const sl_show *sh = &st->u.show;
         switch (sh->kind) {
         case SL_SHOW_DNODES: rc = sys_result(cat, SYS_DNODES, sh->like, 0, res); break;
-        case SL_SHOW_SNODES: rc = sys_result(cat, SYS_DNODES, sh->like, SL_MC_SNODE, res); break;
+        case SL_SHOW_SNODES: rc = sys_result(cat, SYS_SNODES, sh->like, 0, res); break;
         case SL_SHOW_MNODES: rc = sys_result(cat, SYS_DNODES, sh->like, SL_MC_MNODE, res); break;
         case SL_SHOW_VNODES: rc = sys_result(cat, SYS_VGROUPS, sh->like, 0, res); break;
         case SL_SHOW_STREAMS: {

@@ -25,6 +25,7 @@ static const char *const stmt_names[] = {
     [SL_STMT_DROP_STREAM] = "DROP STREAM",
     [SL_STMT_START_STREAM] = "START STREAM",
     [SL_STMT_STOP_STREAM] = "STOP STREAM",
+    [SL_STMT_DROP_SNODE] = "DROP SNODE",
 };
 
 static const char *const placeholder_names[] = {

@@ -330,6 +330,12 @@ typedef struct sl_drop {
     sl_qname *names;
 } sl_drop;
 
+/* DROP SNODE [ON DNODE] id */
+typedef struct sl_drop_node {
+    int64_t id;
+    sl_pos id_pos;
+} sl_drop_node;
+
 typedef enum sl_show_kind {
     SL_SHOW_DATABASES,
     SL_SHOW_STABLES,
@@ -584,7 +590,8 @@ typedef enum sl_stmt_kind {
     SL_STMT_CREATE_STREAM,
     SL_STMT_DROP_STREAM,
     SL_STMT_START_STREAM,
-    SL_STMT_STOP_STREAM
+    SL_STMT_STOP_STREAM,
+    SL_STMT_DROP_SNODE         /* drop_node */
 } sl_stmt_kind;
 
 typedef struct sl_stmt {
@@ -605,6 +612,7 @@ typedef struct sl_stmt {
         sl_select *select;
         sl_create_stream create_stream;
         sl_stream_ctl stream_ctl;
+        sl_drop_node drop_node;
     } u;
 } sl_stmt;
 

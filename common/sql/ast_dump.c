@@ -870,6 +870,12 @@ static void put_stmt(dumper *d, const sl_stmt *st)
         put(d, ")");
         break;
     }
+    case SL_STMT_DROP_SNODE: {
+        char num[32];
+        snprintf(num, sizeof(num), "(drop-snode %lld)", (long long)st->u.drop_node.id);
+        put(d, num);
+        break;
+    }
     }
 }
 

@@ -154,6 +154,13 @@ int sl__drop(sl__parser *p, sl_stmt *st)
         d->names[0].pos = p->tok.pos;
         return sl__name(p, &d->names[0].name, NULL, "a database name");
     }
+    if (sl__accept_kw(p, SL_KW_SNODE)) {
+        /* DROP SNODE [ON DNODE] id: the node id of ins_snodes / SHOW SNODES. */
+        st->kind = SL_STMT_DROP_SNODE;
+        if (sl__accept_kw(p, SL_KW_ON))
+            SL__TRY(sl__expect_kw(p, SL_KW_DNODE, "DNODE"));
+        return sl__int64(p, &st->u.drop_node.id, &st->u.drop_node.id_pos, "an snode id");
+    }
     const char *what;
     if (sl__accept_kw(p, SL_KW_TABLE)) {
         st->kind = SL_STMT_DROP_TABLE;
@@ -165,7 +172,7 @@ int sl__drop(sl__parser *p, sl_stmt *st)
         st->kind = SL_STMT_DROP_STREAM;
         what = "a stream name";
     } else {
-        return sl__fail_expected(p, "DATABASE, STABLE, TABLE or STREAM");
+        return sl__fail_expected(p, "DATABASE, STABLE, TABLE, STREAM or SNODE");
     }
     SL__TRY(sl__if_exists(p, &d->if_exists));
     sl__vec names = {0};

@@ -27,6 +27,7 @@ const char *sl_strerror(int code)
     case SL_EAMBIGUOUS: return "ambiguous name";
     case SL_ETIMEOUT: return "timed out";
     case SL_EUNAVAILABLE: return "peer unavailable";
+    case SL_ESTALE: return "stale placement epoch";
     default: return "unknown error";
     }
 }

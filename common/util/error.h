@@ -30,7 +30,8 @@ typedef enum sl_err {
     SL_EAMBIGUOUS = -15,  /* ambiguous name */
     SL_ETIMEOUT = -16,    /* no answer within the time allowed */
     SL_EUNAVAILABLE = -17, /* peer cannot be reached or the connection was lost */
-    SL_ERR__MIN = -17
+    SL_ESTALE = -18,      /* fenced: the request carries an older placement epoch */
+    SL_ERR__MIN = -18
 } sl_err;
 
 /* Longest message kept in an sl_error, including the terminating NUL. */

@@ -95,6 +95,7 @@ static void on_sweep(uv_timer_t *t)
         sl_log(SL_LOG_ERROR, "mnode", "sweep failed: %s", err.msg);
     for (size_t i = 0; i < ndead && i < 16; i++)
         sl_log(SL_LOG_WARN, "mnode", "node marked dead node_id=%u", dead[i]);
+    sl__md_place(md);
 }
 
 typedef struct md_shutdown {
@@ -194,6 +195,11 @@ int main(int argc, char **argv)
         sl_mcatalog_close(md.md_cat);
         return 1;
     }
+    sl__md_place(&md); /* the placement of the nodes and streams as stored */
+    /* Sweep often enough that a dead node is noticed within about a quarter of the timeout
+     * after it expires. */
+    if (o.node_timeout_ms / 4 < o.sweep_ms)
+        o.sweep_ms = o.node_timeout_ms / 4 > 50 ? o.node_timeout_ms / 4 : 50;
     md_shutdown sd = {.md = &md};
     uv_signal_init(md.md_loop, &sd.sigterm);
     uv_signal_init(md.md_loop, &sd.sigint);

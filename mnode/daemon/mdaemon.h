@@ -57,6 +57,10 @@ void sl__md_journal_fini(sl_mdaemon *md);
 extern const sl_rpc_method sl__mnode_methods[];
 extern const int sl__mnode_nmethods;
 
+/* Recomputes the stream placement when its inputs changed (sl_mcatalog_place) and logs an
+ * epoch change. Called after every event that may change it. */
+void sl__md_place(sl_mdaemon *md);
+
 /* Wall clock in ms since the epoch. */
 int64_t sl__md_now_ms(void);
 

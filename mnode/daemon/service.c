@@ -130,6 +130,7 @@ static bool is_ddl(sl_stmt_kind k)
     case SL_STMT_DROP_STREAM:
     case SL_STMT_START_STREAM:
     case SL_STMT_STOP_STREAM:
+    case SL_STMT_DROP_SNODE:
         return true;
     default:
         return false;
@@ -177,6 +178,7 @@ static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         sl_log(SL_LOG_INFO, "mnode", "ddl ok stmt=\"%s\" changes=%d version=%" PRIu64,
                sl_stmt_kind_name(st->kind), dr.nchanges, md->md_version);
         sl_ddl_result_fini(&dr);
+        sl__md_place(md); /* streams and snodes decide the placement */
         res.affected = 0;
     } else if (st->kind == SL_STMT_SHOW || st->kind == SL_STMT_DESCRIBE ||
                st->kind == SL_STMT_SELECT) {
@@ -360,7 +362,8 @@ static void m_register(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
                sl_mc_node_kind_name((sl_mc_node_kind)rq->kind), rq->address);
         Sluice__RegisterReply rp = SLUICE__REGISTER_REPLY__INIT;
         rp.node_id = id;
-        rp.epoch = md->md_version;
+        sl__md_place(md);
+        rp.epoch = sl_mcatalog_epoch(md->md_cat);
         sl_rpc_reply_msg(reply, &rp.base);
     }
     sluice__register_request__free_unpacked(rq, NULL);
@@ -408,7 +411,8 @@ static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud
         reply_sl_error(reply, rc, &err);
     } else {
         Sluice__HeartbeatReply rp = SLUICE__HEARTBEAT_REPLY__INIT;
-        rp.epoch = md->md_version;
+        sl__md_place(md); /* a revived node may change it */
+        rp.epoch = sl_mcatalog_epoch(md->md_cat); /* vnodes fence older snode requests */
         rp.catalog_version = md->md_version;
         rp.n_vgroups = w.n;
         rp.vgroups = w.ids;
@@ -535,6 +539,208 @@ static void m_vgroup_tables(sl_rpc_reply *reply, const sl_rpc_request *req, void
     sluice__vgroup_tables_request__free_unpacked(rq, NULL);
 }
 
+/* ------------------------------------------------------------------ snodes */
+
+void sl__md_place(sl_mdaemon *md)
+{
+    sl_error err = {0};
+    bool changed = false;
+    uint64_t before = sl_mcatalog_epoch(md->md_cat);
+    if (sl_mcatalog_place(md->md_cat, &changed, &err) < 0) {
+        sl_log(SL_LOG_ERROR, "mnode", "placement failed: %s", err.msg);
+        return;
+    }
+    if (changed)
+        sl_log(SL_LOG_INFO, "mnode", "placement changed epoch=%" PRIu64 " (was %" PRIu64 ")",
+               sl_mcatalog_epoch(md->md_cat), before);
+}
+
+/* Collects the streams with a slot on one snode, with their slot bitmaps. */
+typedef struct asg_walk {
+    sl_arena *a;
+    uint32_t node;
+    Sluice__StreamAssignment **v;
+    size_t n, cap;
+    int rc;
+} asg_walk;
+
+static int asg_stream(void *arg, const sl_mcatalog_stream *s)
+{
+    asg_walk *w = arg;
+    size_t nbytes = (s->nslots + 7) / 8;
+    uint8_t *bits = NULL;
+    for (uint32_t i = 0; i < s->nslots; i++) {
+        if (s->owners[i] != w->node)
+            continue;
+        if (bits == NULL && (bits = sl_arena_alloc(w->a, nbytes)) == NULL)
+            return SL_ENOMEM;
+        bits[i / 8] |= (uint8_t)(1u << (i % 8));
+    }
+    if (bits == NULL)
+        return 0;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        Sluice__StreamAssignment **p = realloc(w->v, cap * sizeof(*p));
+        if (p == NULL)
+            return SL_ENOMEM;
+        w->v = p;
+        w->cap = cap;
+    }
+    Sluice__StreamAssignment *x = ARENA_NEW(w->a, Sluice__StreamAssignment);
+    if (x == NULL)
+        return SL_ENOMEM;
+    sluice__stream_assignment__init(x);
+    x->stream_id = s->id;
+    x->db = sl_arena_strdup(w->a, s->db);
+    x->name = sl_arena_strdup(w->a, s->name);
+    x->sql = sl_arena_strdup(w->a, s->sql);
+    x->plan_db = sl_arena_strdup(w->a, s->plan_db);
+    if (x->db == NULL || x->name == NULL || x->sql == NULL || x->plan_db == NULL)
+        return SL_ENOMEM;
+    x->slots.data = bits;
+    x->slots.len = nbytes;
+    x->running = s->running;
+    x->ignore_untreated = s->ignore_untreated;
+    w->v[w->n++] = x;
+    return 0;
+}
+
+static void m_snode_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__SnodeHeartbeatRequest *rq =
+        sluice__snode_heartbeat_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed SnodeHeartbeatRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_arena a;
+    sl_arena_init(&a);
+    asg_walk w = {.a = &a, .node = rq->node_id};
+    int rc = 0;
+    sl_mcatalog_task_report *tasks = NULL;
+    if (rq->n_tasks > 0 && (tasks = calloc(rq->n_tasks, sizeof(*tasks))) == NULL)
+        rc = sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory");
+    for (size_t i = 0; rc == 0 && i < rq->n_tasks; i++) {
+        const Sluice__TaskStatus *t = rq->tasks[i];
+        tasks[i] = (sl_mcatalog_task_report){.stream_id = t->stream_id,
+                                             .lag_ms = t->lag_ms,
+                                             .rows = t->rows,
+                                             .outbox = t->outbox,
+                                             .error = t->error};
+    }
+    sl_mcatalog_snode_report r = {.epoch = rq->epoch,
+                                  .memory_bytes = rq->memory_bytes,
+                                  .groups = rq->groups,
+                                  .ntasks = rq->n_tasks,
+                                  .tasks = tasks};
+    if (rc == 0)
+        rc = sl_mcatalog_snode_heartbeat(md->md_cat, rq->node_id, &r, sl__md_now_ms(), &err);
+    if (rc == 0)
+        sl__md_place(md);
+    uint64_t epoch = sl_mcatalog_epoch(md->md_cat);
+    bool send = rc == 0 && rq->epoch != epoch;
+    if (send)
+        rc = sl_mcatalog_each_stream(md->md_cat, asg_stream, &w);
+    if (rc < 0) {
+        if (rc == SL_ENOMEM && err.code == 0)
+            sl_error_set(&err, rc, 0, 0, "out of memory");
+        reply_sl_error(reply, rc, &err);
+    } else {
+        Sluice__SnodeHeartbeatReply rp = SLUICE__SNODE_HEARTBEAT_REPLY__INIT;
+        rp.epoch = epoch;
+        rp.slots = sl_mcatalog_slots(md->md_cat);
+        rp.assignment = send;
+        rp.n_streams = w.n;
+        rp.streams = w.v;
+        sl_rpc_reply_msg(reply, &rp.base);
+    }
+    free(tasks);
+    free(w.v);
+    sl_arena_fini(&a);
+    sluice__snode_heartbeat_request__free_unpacked(rq, NULL);
+}
+
+static void m_leave(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__LeaveRequest *rq = sluice__leave_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed LeaveRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    int rc = sl_mcatalog_node_leave(md->md_cat, rq->node_id, &err);
+    if (rc < 0) {
+        reply_sl_error(reply, rc, &err);
+    } else {
+        sl_log(SL_LOG_INFO, "mnode", "node left node_id=%u", rq->node_id);
+        sl__md_place(md);
+        Sluice__LeaveReply rp = SLUICE__LEAVE_REPLY__INIT;
+        rp.epoch = sl_mcatalog_epoch(md->md_cat);
+        sl_rpc_reply_msg(reply, &rp.base);
+    }
+    sluice__leave_request__free_unpacked(rq, NULL);
+}
+
+static void m_checkpoint_put(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__CheckpointPutRequest *rq =
+        sluice__checkpoint_put_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed CheckpointPutRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    int rc = sl_mcatalog_checkpoint_put(md->md_cat, rq->node_id, req->epoch, rq->stream_id,
+                                        rq->slot, rq->state.data, rq->state.len, &err);
+    if (rc < 0) {
+        reply_sl_error(reply, rc, &err);
+    } else {
+        Sluice__CheckpointPutReply rp = SLUICE__CHECKPOINT_PUT_REPLY__INIT;
+        rp.epoch = sl_mcatalog_epoch(md->md_cat);
+        sl_rpc_reply_msg(reply, &rp.base);
+    }
+    sluice__checkpoint_put_request__free_unpacked(rq, NULL);
+}
+
+static void m_checkpoint_get(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
+{
+    sl_mdaemon *md = ud;
+    Sluice__CheckpointGetRequest *rq =
+        sluice__checkpoint_get_request__unpack(NULL, req->len, req->payload);
+    if (rq == NULL) {
+        sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed CheckpointGetRequest");
+        return;
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_buf state;
+    sl_buf_init(&state);
+    uint64_t epoch = 0;
+    uint32_t node = 0;
+    int rc = sl_mcatalog_checkpoint_get(md->md_cat, rq->stream_id, rq->slot, &state, &epoch, &node,
+                                        &err);
+    if (rc < 0) {
+        reply_sl_error(reply, rc, &err);
+    } else {
+        Sluice__CheckpointGetReply rp = SLUICE__CHECKPOINT_GET_REPLY__INIT;
+        rp.found = rc == 1;
+        rp.state.data = state.data;
+        rp.state.len = state.len;
+        rp.epoch = epoch;
+        rp.node_id = node;
+        sl_rpc_reply_msg(reply, &rp.base);
+    }
+    sl_buf_fini(&state);
+    sluice__checkpoint_get_request__free_unpacked(rq, NULL);
+}
+
 const sl_rpc_method sl__mnode_methods[] = {
     {.number = SLUICE__MNODE_METHOD__MNODE_EXEC, .name = "EXEC", .handler = m_exec},
     {.number = SLUICE__MNODE_METHOD__MNODE_TABLE_META, .name = "TABLE_META",
@@ -547,5 +753,12 @@ const sl_rpc_method sl__mnode_methods[] = {
      .handler = m_heartbeat},
     {.number = SLUICE__MNODE_METHOD__MNODE_VGROUP_TABLES, .name = "VGROUP_TABLES",
      .handler = m_vgroup_tables},
+    {.number = SLUICE__MNODE_METHOD__MNODE_SNODE_HEARTBEAT, .name = "SNODE_HEARTBEAT",
+     .handler = m_snode_heartbeat},
+    {.number = SLUICE__MNODE_METHOD__MNODE_LEAVE, .name = "LEAVE", .handler = m_leave},
+    {.number = SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_PUT, .name = "CHECKPOINT_PUT",
+     .handler = m_checkpoint_put},
+    {.number = SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_GET, .name = "CHECKPOINT_GET",
+     .handler = m_checkpoint_get},
 };
 const int sl__mnode_nmethods = (int)(sizeof(sl__mnode_methods) / sizeof(sl__mnode_methods[0]));

@@ -1201,13 +1201,14 @@ static void test_nodes(void **state)
                  "  4 | 10.0.0.1:6030 | mnode | alive  |       0 | 2023-11-14 22:13:20.003 |"
                  " 2023-11-14 22:13:25.000\n"
                  "(4 rows)\n");
+    /* SHOW SNODES lists the rows of ins_snodes (an snode that never reported: epoch 0). */
     check_format(cat, NULL, "SHOW SNODES",
-                 " id |   endpoint    | kind  | status | vgroups |       create_time       |"
-                 "     last_heartbeat\n"
-                 "----+---------------+-------+--------+---------+-------------------------+"
-                 "-------------------------\n"
-                 "  3 | 10.0.0.1:6200 | snode | dead   |       0 | 2023-11-14 22:13:20.002 |"
-                 " 2023-11-14 22:13:24.000\n"
+                 " id |   endpoint    | status | epoch | streams | slots | groups | memory_bytes |"
+                 "       create_time       |     last_heartbeat\n"
+                 "----+---------------+--------+-------+---------+-------+--------+--------------+"
+                 "-------------------------+-------------------------\n"
+                 "  3 | 10.0.0.1:6200 | dead   |     0 |       0 |     0 |      0 |            0 |"
+                 " 2023-11-14 22:13:20.002 | 2023-11-14 22:13:24.000\n"
                  "(1 row)\n");
     check_format(cat, NULL, "SHOW DNODES LIKE '%:6100'",
                  " id |   endpoint    | kind  | status | vgroups |       create_time       |"

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "common/exec/ddl.h"
 #include "common/sql/parser.h"
 #include "common/sql/stream_check.h"
 #include "mnode/catalog.h"
@@ -55,6 +56,33 @@ static sl_mcatalog *open_at(const char *dir)
     return cat;
 }
 
+/* The changes of the last successful DDL statement run() executed. */
+#define MAX_CHANGES 8
+static struct {
+    int n;
+    sl_ddl_change_kind kind[MAX_CHANGES];
+    sl_table_kind tkind[MAX_CHANGES];
+    char db[MAX_CHANGES][80];
+    char table[MAX_CHANGES][200];
+    uint64_t uid[MAX_CHANGES];
+    uint32_t vgroup[MAX_CHANGES];
+} last;
+
+static void note_changes(const sl_ddl_result *c)
+{
+    last.n = c->nchanges;
+    assert_true(c->nchanges <= MAX_CHANGES);
+    for (int i = 0; i < c->nchanges; i++) {
+        last.kind[i] = c->changes[i].kind;
+        last.tkind[i] = c->changes[i].table_kind;
+        snprintf(last.db[i], sizeof(last.db[i]), "%s", c->changes[i].db);
+        snprintf(last.table[i], sizeof(last.table[i]), "%s",
+                 c->changes[i].table ? c->changes[i].table : "");
+        last.uid[i] = c->changes[i].uid;
+        last.vgroup[i] = c->changes[i].vgroup_id;
+    }
+}
+
 static int run(sl_mcatalog *cat, const char *db, const char *sql, sl_result *res, sl_error *err)
 {
     sl_parse_result *pr = NULL;
@@ -70,9 +98,13 @@ static int run(sl_mcatalog *cat, const char *db, const char *sql, sl_result *res
         sl_ddl_result c;
         rc = sl_mcatalog_exec_ddl(cat, st, db, &c, err);
         if (rc == 0) {
-            if (st->kind >= SL_STMT_CREATE_STREAM)
+            /* Only CREATE STREAM ... INTO changes tables. */
+            if (st->kind > SL_STMT_CREATE_STREAM)
                 assert_int_equal(c.nchanges, 0);
+            note_changes(&c);
             sl_ddl_result_fini(&c);
+        } else {
+            assert_int_equal(c.nchanges, 0);
         }
     }
     sl_parse_result_free(pr);
@@ -477,6 +509,362 @@ static void test_drop_database(void **state)
     assert_int_equal(nrows(f->cat, NULL, "SHOW STREAMS"), 2);
 }
 
+/* ------------------------------------------------------------ the INTO output table */
+
+/*
+ * The schema of db.table as "kind: col TYPE, ... | tag TYPE, ..." (kind super or normal),
+ * written out by hand in the tests below from the spec's rules and the documented typing of
+ * the query language (docs/sql.md).
+ */
+static char *schema_of(sl_mcatalog *cat, const char *db, const char *table)
+{
+    sl_mcatalog_table t;
+    sl_error err;
+    sl_error_clear(&err);
+    if (sl_mcatalog_table_get(cat, db, table, &t, &err) != 0)
+        fail_msg("%s.%s: %s", db, table, err.msg);
+    sl_buf b;
+    sl_buf_init(&b);
+    char tb[48];
+    sl_buf_printf(&b, "%s:", t.meta.kind == SL_TABLE_SUPER    ? "super"
+                             : t.meta.kind == SL_TABLE_NORMAL ? "normal"
+                                                              : "child");
+    for (int i = 0; i < t.meta.ncols; i++)
+        sl_buf_printf(&b, "%s %s %s", i ? "," : "", t.meta.cols[i].name,
+                      sl_ddl_type_str(t.meta.cols[i].type, t.meta.cols[i].width, tb, sizeof(tb)));
+    if (t.meta.kind == SL_TABLE_SUPER) {
+        sl_buf_printf(&b, " |");
+        for (int i = 0; i < t.meta.ntags; i++)
+            sl_buf_printf(&b, "%s %s %s", i ? "," : "", t.meta.tags[i].name,
+                          sl_ddl_type_str(t.meta.tags[i].type, t.meta.tags[i].width, tb,
+                                          sizeof(tb)));
+    }
+    sl_buf_put_u8(&b, 0);
+    return (char *)b.data;
+}
+
+static void expect_schema(sl_mcatalog *cat, const char *db, const char *table, const char *want)
+{
+    char *got = schema_of(cat, db, table);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s.%s\n  got  %s\n  want %s", db, table, got, want);
+    free(got);
+}
+
+/* The statement created exactly one table, db.table of kind k. */
+static void expect_created(const char *db, const char *table, sl_table_kind k)
+{
+    assert_int_equal(last.n, 1);
+    assert_int_equal(last.kind[0], SL_DDL_TABLE_CREATED);
+    assert_int_equal(last.tkind[0], k);
+    assert_string_equal(last.db[0], db);
+    assert_string_equal(last.table[0], table);
+}
+
+static uint32_t vgroup_of(sl_mcatalog *cat, const char *db, const char *table)
+{
+    sl_mcatalog_db d;
+    sl_error err;
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_db_get(cat, db, &d, &err), 0);
+    return d.vgroup_ids[sl_mcatalog_vgroup_index(db, table, d.nvgroups)];
+}
+
+/* Ungrouped: a normal table placed in a vgroup like CREATE TABLE; column names are the
+ * select items as written, types those of the query. */
+static void test_out_normal(void **state)
+{
+    fixture *f = *state;
+    ok(f->cat, "power",
+       "CREATE STREAM u1 INTERVAL(10s) SLIDING(10s) FROM d1001 INTO out_u AS SELECT _twstart, "
+       "COUNT(*), AVG(voltage), MAX(voltage), SUM(voltage), FIRST(current), _twrownum AS n "
+       "FROM %%trows");
+    expect_created("power", "out_u", SL_TABLE_NORMAL);
+    assert_int_equal(last.vgroup[0], vgroup_of(f->cat, "power", "out_u"));
+    assert_true(last.vgroup[0] != 0);
+    expect_schema(f->cat, "power", "out_u",
+                  "normal: _twstart TIMESTAMP, COUNT(*) BIGINT, AVG(voltage) DOUBLE, MAX(voltage) "
+                  "INT, SUM(voltage) BIGINT, FIRST(current) FLOAT, n BIGINT");
+    /* Placeholders in WHERE over a named table; INTO another database. */
+    ok(f->cat, "power",
+       "CREATE STREAM u2 INTERVAL(10s) SLIDING(10s) FROM d1001 INTO other.out_w AS SELECT "
+       "_twstart AS ws, _twend AS we, SPREAD(current) FROM meters WHERE ts >= _twstart AND "
+       "ts < _twend AND groupId = 2");
+    expect_created("other", "out_w", SL_TABLE_NORMAL);
+    expect_schema(f->cat, "other", "out_w",
+                  "normal: ws TIMESTAMP, we TIMESTAMP, SPREAD(current) DOUBLE");
+    /* The stream and its table survive a reopen; DROP STREAM keeps the table. */
+    reopen(f);
+    expect_schema(f->cat, "power", "out_u",
+                  "normal: _twstart TIMESTAMP, COUNT(*) BIGINT, AVG(voltage) DOUBLE, MAX(voltage) "
+                  "INT, SUM(voltage) BIGINT, FIRST(current) FLOAT, n BIGINT");
+    assert_int_equal(nrows(f->cat, NULL, "SHOW power.STREAMS"), 2);
+    ok(f->cat, "power", "DROP STREAM u1");
+    assert_int_equal(last.n, 0);
+    expect_schema(f->cat, "power", "out_u",
+                  "normal: _twstart TIMESTAMP, COUNT(*) BIGINT, AVG(voltage) DOUBLE, MAX(voltage) "
+                  "INT, SUM(voltage) BIGINT, FIRST(current) FLOAT, n BIGINT");
+    /* Without INTO nothing is created. */
+    ok(f->cat, "power",
+       "CREATE STREAM u3 INTERVAL(10s) SLIDING(10s) FROM d1001 NOTIFY('ws://h:1') ON "
+       "(WINDOW_CLOSE) AS SELECT _twstart, COUNT(*) FROM %%trows");
+    assert_int_equal(last.n, 0);
+    assert_int_equal(nrows(f->cat, "power", "SHOW TABLES"), 2); /* d1001, out_u */
+}
+
+/* Grouped: a super table with one tag per grouping column (spec: tag_tbname VARCHAR(270)
+ * for tbname, a tag's own name and type), or the TAGS definitions. */
+static void test_out_super(void **state)
+{
+    fixture *f = *state;
+    ok(f->cat, "power", S1);
+    expect_created("power", "o1", SL_TABLE_SUPER);
+    assert_int_equal(last.vgroup[0], 0);
+    expect_schema(f->cat, "power", "o1",
+                  "super: _twstart TIMESTAMP, AVG(voltage) DOUBLE | tag_tbname VARCHAR(270)");
+    ok(f->cat, "power",
+       "CREATE STREAM g2 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY groupId, location "
+       "INTO o2 AS SELECT _twstart, MIN(current), COUNT(*) FROM %%trows");
+    expect_created("power", "o2", SL_TABLE_SUPER);
+    expect_schema(f->cat, "power", "o2",
+                  "super: _twstart TIMESTAMP, MIN(current) FLOAT, COUNT(*) BIGINT | groupId INT, "
+                  "location VARCHAR(64)");
+    /* ROLLUP BY: the rollup tag; %%1 and %%rollup_tag have its type, _trollup_tbcount is a
+     * BIGINT. */
+    ok(f->cat, "power",
+       "CREATE STREAM g3 PERIOD(1m) FROM meters ROLLUP BY location INTO o3 AS SELECT "
+       "_tlocaltime, %%1 AS path, %%rollup_tag AS node, _trollup_tbcount AS ntables, "
+       "_tgrpid AS gid FROM meters");
+    expect_schema(f->cat, "power", "o3",
+                  "super: _tlocaltime TIMESTAMP, path VARCHAR(64), node VARCHAR(64), ntables "
+                  "BIGINT, gid BIGINT | location VARCHAR(64)");
+    /* TAGS (name type AS expr) replace the derived tags. */
+    ok(f->cat, "power",
+       "CREATE STREAM g4 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname, groupId "
+       "INTO o4 TAGS (dev VARCHAR(32) AS %%tbname, grp BIGINT AS groupId) AS SELECT _twstart, "
+       "MAX(phase) FROM %%trows");
+    expect_schema(f->cat, "power", "o4",
+                  "super: _twstart TIMESTAMP, MAX(phase) FLOAT | dev VARCHAR(32), grp BIGINT");
+    /* The column name list renames the query's columns. */
+    ok(f->cat, "power",
+       "CREATE STREAM g5 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname INTO o5 "
+       "(wstart, avg_v, n) AS SELECT _twstart, AVG(voltage), COUNT(*) FROM %%trows");
+    expect_schema(f->cat, "power", "o5",
+                  "super: wstart TIMESTAMP, avg_v DOUBLE, n BIGINT | tag_tbname VARCHAR(270)");
+    /* ... also of SELECT * (a child table's columns) */
+    ok(f->cat, "power",
+       "CREATE STREAM g6 COUNT_WINDOW(10) FROM d1001 INTO o6 (t, c, v, p) AS SELECT * FROM "
+       "%%trows");
+    expect_schema(f->cat, "power", "o6", "normal: t TIMESTAMP, c FLOAT, v INT, p FLOAT");
+    reopen(f);
+    expect_schema(f->cat, "power", "o4",
+                  "super: _twstart TIMESTAMP, MAX(phase) FLOAT | dev VARCHAR(32), grp BIGINT");
+    assert_int_equal(nrows(f->cat, NULL, "SHOW power.STREAMS"), 6);
+}
+
+/* Placeholders typed as documented (catalog_stream_out.c, docs/sql.md). */
+static void test_out_placeholders(void **state)
+{
+    fixture *f = *state;
+    ok(f->cat, "power",
+       "CREATE STREAM p1 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname, location "
+       "INTO op1 AS SELECT _twstart, _twend, _twrownum, _twduration, %%1, %%2, %%tbname, "
+       "AVG(voltage) FROM %%trows");
+    expect_schema(f->cat, "power", "op1",
+                  "super: _twstart TIMESTAMP, _twend TIMESTAMP, _twrownum BIGINT, _twduration "
+                  "BIGINT, %%1 VARCHAR(192), %%2 VARCHAR(64), %%tbname VARCHAR(192), "
+                  "AVG(voltage) DOUBLE | tag_tbname VARCHAR(270), location VARCHAR(64)");
+    ok(f->cat, "power",
+       "CREATE STREAM p2 SLIDING(1m) FROM d1001 INTO op2 AS SELECT _tcurrent_ts, _tprev_ts, "
+       "_tnext_ts, _tlocaltime, _tgrpid, COUNT(*) FROM %%trows");
+    expect_schema(f->cat, "power", "op2",
+                  "normal: _tcurrent_ts TIMESTAMP, _tprev_ts TIMESTAMP, _tnext_ts TIMESTAMP, "
+                  "_tlocaltime TIMESTAMP, _tgrpid BIGINT, COUNT(*) BIGINT");
+    ok(f->cat, "power",
+       "CREATE STREAM p3 PERIOD(1h) INTO op3 AS SELECT _tprev_localtime, _tnext_localtime, "
+       "COUNT(*) FROM meters");
+    expect_schema(f->cat, "power", "op3",
+                  "normal: _tprev_localtime TIMESTAMP, _tnext_localtime TIMESTAMP, COUNT(*) "
+                  "BIGINT");
+    /* _tidlestart/_tidleend are nanosecond BIGINTs, cast as the spec shows. */
+    ok(f->cat, "power",
+       "CREATE STREAM p4 INTERVAL(1m) SLIDING(1m) FROM d1001 STREAM_OPTIONS(IDLE_TIMEOUT(10s) "
+       "| EVENT_TYPE(IDLE|RESUME)) INTO op4 AS SELECT CAST(_tidlestart/1000000 AS TIMESTAMP) "
+       "AS idle_start, _tidleend, _tidlestart FROM d1001");
+    expect_schema(f->cat, "power", "op4",
+                  "normal: idle_start TIMESTAMP, _tidleend BIGINT, _tidlestart BIGINT");
+    /* FROM %%tbname: the trigger table's columns; %%tbname also in WHERE. */
+    ok(f->cat, "power",
+       "CREATE STREAM p5 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname INTO op5 AS "
+       "SELECT _twstart, LAST(current), FIRST(location) FROM %%tbname WHERE ts >= _twstart AND "
+       "tbname = %%tbname");
+    expect_schema(f->cat, "power", "op5",
+                  "super: _twstart TIMESTAMP, LAST(current) FLOAT, FIRST(location) VARCHAR(64) | "
+                  "tag_tbname VARCHAR(270)");
+}
+
+/* An existing table with exactly the derived schema is used as it is. */
+static void test_out_existing(void **state)
+{
+    fixture *f = *state;
+    ok(f->cat, "power",
+       "CREATE STABLE ex1 (ws TIMESTAMP, v DOUBLE) TAGS (tag_tbname VARCHAR(270))");
+    ok(f->cat, "power", "CREATE TABLE ex2 (ws TIMESTAMP, V DOUBLE, n BIGINT)");
+    sl_mcatalog_table t1, t2;
+    sl_error err;
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_table_get(f->cat, "power", "ex1", &t1, &err), 0);
+    uint64_t uid1 = t1.uid;
+    ok(f->cat, "power",
+       "CREATE STREAM e1 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname INTO ex1 "
+       "(ws, v) AS SELECT _twstart, AVG(voltage) FROM %%trows");
+    assert_int_equal(last.n, 0);
+    ok(f->cat, "power",
+       "CREATE STREAM e2 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO EX2 AS SELECT _twstart AS WS, "
+       "AVG(voltage) AS v, COUNT(*) AS N FROM %%trows");
+    assert_int_equal(last.n, 0);
+    assert_int_equal(sl_mcatalog_table_get(f->cat, "power", "ex1", &t1, &err), 0);
+    assert_int_equal(t1.uid, uid1);
+    assert_int_equal(sl_mcatalog_table_get(f->cat, "power", "ex2", &t2, &err), 0);
+    expect_schema(f->cat, "power", "ex2", "normal: ws TIMESTAMP, V DOUBLE, n BIGINT");
+    assert_int_equal(nrows(f->cat, NULL, "SHOW power.STREAMS"), 2);
+    /* IF NOT EXISTS of an existing stream creates nothing, not even a new INTO table. */
+    char *before = snapshot(f->cat);
+    ok(f->cat, "power",
+       "CREATE STREAM IF NOT EXISTS e1 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO fresh AS "
+       "SELECT _twstart, COUNT(*) FROM %%trows");
+    assert_int_equal(last.n, 0);
+    char *after = snapshot(f->cat);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
+/* Every refusal leaves the catalog as it was (refused() compares the dumps). */
+static void test_out_refused(void **state)
+{
+    fixture *f = *state;
+    ok(f->cat, "power", "CREATE TABLE ex2 (ts TIMESTAMP, v INT)");
+    ok(f->cat, "power", "CREATE STABLE ex3 (ws TIMESTAMP, v DOUBLE) TAGS (tag_tbname NCHAR(270))");
+    ok(f->cat, "power",
+       "CREATE STABLE sensors (ts TIMESTAMP, v INT) TAGS (tag_tbname VARCHAR(16), site "
+       "VARCHAR(8))");
+    /* The column list and the query disagree on the number of columns. */
+    refused(f->cat, "power",
+            "CREATE STREAM r1 COUNT_WINDOW(10) FROM d1001 INTO o (a, b) AS SELECT * FROM "
+            "%%trows",
+            SL_EINVAL, "1:54: the column list names 2 columns but the query returns 4");
+    refused(f->cat, "power",
+            "CREATE STREAM r1 COUNT_WINDOW(10) FROM d1001 INTO o (a, b) AS SELECT _twstart, "
+            "COUNT(*), AVG(v) FROM %%trows",
+            SL_EINVAL, "1:54: the column list names 2 columns but the query returns 3");
+    /* The first column is the primary key: a TIMESTAMP. */
+    refused(f->cat, "power",
+            "CREATE STREAM r2 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o AS SELECT location, "
+            "COUNT(*) FROM meters PARTITION BY location",
+            SL_EINVAL,
+            "1:71: the first column of the stream's query must be a TIMESTAMP (the output "
+            "table's primary key): 'location' is VARCHAR(64)");
+    /* Output names must be unique, case-insensitively, and fit. */
+    refused(f->cat, "power",
+            "CREATE STREAM r3 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o AS SELECT _twstart, "
+            "AVG(voltage) AS v, MAX(voltage) AS V FROM %%trows",
+            SL_EINVAL,
+            "1:100: output column name 'V' appears twice: rename one with AS or give a column "
+            "list");
+    refused(f->cat, "power",
+            "CREATE STREAM r3 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o AS SELECT _twstart, "
+            "COUNT(*) AS a2345678901234567890123456789012345678901234567890123456789012345 "
+            "FROM %%trows",
+            SL_ELIMIT,
+            "1:81: output column name "
+            "'a2345678901234567890123456789012345678901234567890123456789012345' is longer "
+            "than 64 bytes: rename it with AS or a column list");
+    refused(f->cat, "power",
+            "CREATE STREAM r3 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o (ts, tbname) AS "
+            "SELECT _twstart, COUNT(*) FROM %%trows",
+            SL_EINVAL, "1:66: 'tbname' is reserved for the table name and cannot be a column");
+    /* An existing table with another schema. */
+    refused(f->cat, "power",
+            "CREATE STREAM r4 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO ex2 AS SELECT _twstart, "
+            "AVG(voltage) FROM %%trows",
+            SL_EEXIST,
+            "1:59: output table 'ex2' already exists with a different schema: column 1 is 'ts' "
+            "TIMESTAMP, the stream needs '_twstart' TIMESTAMP");
+    refused(f->cat, "power",
+            "CREATE STREAM r4 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO ex2 (ts, v) AS SELECT "
+            "_twstart, AVG(voltage) FROM %%trows",
+            SL_EEXIST,
+            "1:59: output table 'ex2' already exists with a different schema: column 2 is 'v' "
+            "INT, the stream needs 'v' DOUBLE");
+    refused(f->cat, "power",
+            "CREATE STREAM r4 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO ex2 (ts) AS SELECT "
+            "_twstart FROM %%trows",
+            SL_EEXIST,
+            "1:59: output table 'ex2' already exists with a different schema: it has 2 columns, "
+            "the stream needs 1");
+    refused(f->cat, "power",
+            "CREATE STREAM r4 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname INTO ex2 "
+            "(ts, v) AS SELECT _twstart, MAX(voltage) FROM %%trows",
+            SL_EEXIST,
+            "1:80: output table 'ex2' already exists with a different schema: it is a normal "
+            "table, the stream needs a super table");
+    refused(f->cat, "power",
+            "CREATE STREAM r4 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname INTO ex3 "
+            "(ws, v) AS SELECT _twstart, AVG(voltage) FROM %%trows",
+            SL_EEXIST,
+            "1:80: output table 'ex3' already exists with a different schema: tag 1 is "
+            "'tag_tbname' NCHAR(270), the stream needs 'tag_tbname' VARCHAR(270)");
+    /* The output database must exist (and be writable). */
+    refused(f->cat, "power",
+            "CREATE STREAM r5 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO nodb.o AS SELECT "
+            "_twstart, COUNT(*) FROM %%trows",
+            SL_ENOTFOUND, "1:59: database 'nodb' does not exist");
+    refused(f->cat, "power",
+            "CREATE STREAM r5 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO information_schema.o AS "
+            "SELECT _twstart, COUNT(*) FROM %%trows",
+            SL_EINVAL,
+            "1:59: database 'information_schema' is read-only: it holds the system tables");
+    refused(f->cat, NULL,
+            "CREATE STREAM power.r5 INTERVAL(1m) SLIDING(1m) FROM power.d1001 INTO d1001 AS "
+            "SELECT _twstart, COUNT(*) FROM power.d1001",
+            SL_EINVAL, "1:71: the INTO table cannot be the trigger table");
+    /* COMPOSITE KEY: only the second column, and the store has no composite keys yet. */
+    refused(f->cat, "power",
+            "CREATE STREAM r6 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o (ts, n COMPOSITE KEY) "
+            "AS SELECT _twstart, COUNT(*) FROM %%trows",
+            SL_EUNSUPPORTED, "1:66: COMPOSITE KEY ('n') is not supported yet");
+    refused(f->cat, "power",
+            "CREATE STREAM r6 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o (ts COMPOSITE KEY, n) "
+            "AS SELECT _twstart, COUNT(*) FROM %%trows",
+            SL_EINVAL, "1:62: COMPOSITE KEY can only mark the second output column");
+    /* Errors in the subquery come from the planner, at their position. */
+    refused(f->cat, "power",
+            "CREATE STREAM r7 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o AS SELECT _twstart, "
+            "AVG(nosuch) FROM %%trows",
+            SL_ENOTFOUND, "1:85: unknown column 'nosuch' in table 'd1001'");
+    refused(f->cat, "power",
+            "CREATE STREAM r7 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o AS SELECT _twstart, "
+            "COUNT(*) FROM nosuch",
+            SL_ENOTFOUND, "1:95: table 'nosuch' does not exist in database 'power'");
+    /* Derived tags: distinct names, not the name of an output column. */
+    refused(f->cat, "power",
+            "CREATE STREAM r8 INTERVAL(1m) SLIDING(1m) FROM sensors PARTITION BY tbname, "
+            "tag_tbname INTO o AS SELECT _twstart, COUNT(*) FROM %%trows",
+            SL_EINVAL,
+            "1:77: the grouping columns give two output tags named 'tag_tbname': define the "
+            "tags with TAGS (...)");
+    refused(f->cat, "power",
+            "CREATE STREAM r8 INTERVAL(1m) SLIDING(1m) FROM sensors PARTITION BY site INTO o AS "
+            "SELECT _twstart, COUNT(*) AS site FROM %%trows",
+            SL_EINVAL, "1:69: output tag 'site' has the same name as an output column");
+    refused(f->cat, "power",
+            "CREATE STREAM r8 INTERVAL(1m) SLIDING(1m) FROM sensors PARTITION BY site INTO o "
+            "TAGS (v INT AS site) AS SELECT _twstart, COUNT(*) AS v FROM %%trows",
+            SL_EINVAL, "1:87: output tag 'v' has the same name as an output column");
+    assert_int_equal(nrows(f->cat, NULL, "SHOW power.STREAMS"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +876,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_show_create_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ins_streams, setup, teardown),
         cmocka_unit_test_setup_teardown(test_drop_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_normal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_super, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_placeholders, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_existing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

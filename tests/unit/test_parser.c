@@ -683,6 +683,7 @@ static void test_names(void **state)
     assert_string_equal(sl_stmt_kind_name(SL_STMT_CREATE_SUBTABLES), "CREATE TABLE USING");
     assert_string_equal(sl_stmt_kind_name(SL_STMT_CREATE_STREAM), "CREATE STREAM");
     assert_string_equal(sl_stmt_kind_name(SL_STMT_STOP_STREAM), "STOP STREAM");
+    assert_string_equal(sl_stmt_kind_name(SL_STMT_DROP_SNODE), "DROP SNODE");
     assert_string_equal(sl_stmt_kind_name((sl_stmt_kind)99), "UNKNOWN");
     assert_string_equal(sl_placeholder_name(SL_PH_TWSTART), "_twstart");
     assert_string_equal(sl_placeholder_name(SL_PH_TROLLUP_TBCOUNT), "_trollup_tbcount");

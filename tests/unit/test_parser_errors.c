@@ -21,7 +21,11 @@ static const error_case syntax_cases[] = {
     {"CREATE VIEW v", SL_ESYNTAX,
      "1:8: syntax error near 'VIEW': expected DATABASE, STABLE, TABLE or STREAM"},
     {"DROP INDEX i", SL_ESYNTAX,
-     "1:6: syntax error near 'INDEX': expected DATABASE, STABLE, TABLE or STREAM"},
+     "1:6: syntax error near 'INDEX': expected DATABASE, STABLE, TABLE, STREAM or SNODE"},
+    {"DROP SNODE", SL_ESYNTAX, "1:11: syntax error at end of input: expected an snode id"},
+    {"DROP SNODE x", SL_ESYNTAX, "1:12: syntax error near 'x': expected an snode id"},
+    {"DROP SNODE ON 3", SL_ESYNTAX, "1:15: syntax error near '3': expected DNODE"},
+    {"DROP SNODE 3 4", SL_ESYNTAX, "1:14: syntax error near '4': expected ';' or end of input"},
     {"SHOW FOO", SL_ESYNTAX,
      "1:6: syntax error near 'FOO': expected DATABASES, STABLES, TABLES, STREAMS, VNODES, "
      "DNODES, SNODES, MNODES or CREATE"},

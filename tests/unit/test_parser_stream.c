@@ -524,6 +524,8 @@ static void test_stream_statements(void **state)
     tp_check("START STREAM ignore", "(start-stream ignore)");
     tp_check("STOP STREAM power.s1", "(stop-stream power.s1)");
     tp_check("STOP STREAM IF EXISTS s1", "(stop-stream if-exists s1)");
+    tp_check("DROP SNODE 3", "(drop-snode 3)");
+    tp_check("drop snode on dnode 12", "(drop-snode 12)");
 
     sl_parse_result *r = tp_parse("START STREAM IF EXISTS IGNORE UNTREATED db.s; STOP STREAM s");
     assert_int_equal(r->nstmts, 2);

@@ -1279,7 +1279,8 @@ static void test_open_arguments(void **state)
 
     assert_string_equal(sl_strerror(SL_ETIMEOUT), "timed out");
     assert_string_equal(sl_strerror(SL_EUNAVAILABLE), "peer unavailable");
-    assert_int_equal(SL_ERR__MIN, SL_EUNAVAILABLE);
+    assert_string_equal(sl_strerror(SL_ESTALE), "stale placement epoch");
+    assert_int_equal(SL_ERR__MIN, SL_ESTALE);
 
     sl_rpc_limits d;
     sl_rpc_limits_default(&d);

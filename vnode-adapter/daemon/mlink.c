@@ -107,6 +107,8 @@ static void apply_heartbeat(sl_vdaemon *vd, const void *reply, size_t len, bool 
         sl_log(SL_LOG_WARN, "vnode", "malformed heartbeat reply");
         return;
     }
+    if (rp->epoch > vd->vd_epoch)
+        vd->vd_epoch = rp->epoch;
     for (int i = vd->vd_nvgroups - 1; i >= 0; i--) {
         vn_vgroup *vg = vd->vd_vgroups[i];
         bool keep = false;

@@ -122,9 +122,34 @@ void sl__vn_commit_cb(uv_check_t *h)
     sl__vn_commit(h->data);
 }
 
+/*
+ * Fencing (DESIGN.md section 3): a request that carries a placement epoch (an snode's
+ * output write) older than the newest epoch this vnode knows is refused with SL_ESTALE, so
+ * an snode whose slots moved cannot write; a newer one raises the known epoch. Clients
+ * send epoch 0 and are never fenced. Returns true when the request was refused.
+ */
+static bool fenced(sl_vdaemon *vd, sl_rpc_reply *reply, const sl_rpc_request *req)
+{
+    if (req->epoch == 0)
+        return false;
+    if (req->epoch < vd->vd_epoch) {
+        sl_error e;
+        sl_error_set(&e, SL_ESTALE, 0, 0,
+                     "stale placement epoch %llu: the current epoch is %llu (the request's "
+                     "sender no longer owns what it writes)",
+                     (unsigned long long)req->epoch, (unsigned long long)vd->vd_epoch);
+        reply_err(reply, SL_ESTALE, &e);
+        return true;
+    }
+    vd->vd_epoch = req->epoch;
+    return false;
+}
+
 static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
+    if (fenced(vd, reply, req))
+        return;
     Sluice__WriteRequest *rq = sluice__write_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
         sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed WriteRequest");
@@ -179,6 +204,8 @@ out:
 static void v_delete(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
+    if (fenced(vd, reply, req))
+        return;
     Sluice__DeleteRequest *rq = sluice__delete_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
         sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed DeleteRequest");

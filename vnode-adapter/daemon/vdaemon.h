@@ -75,6 +75,8 @@ typedef struct sl_vdaemon {
     uint64_t vd_log_max_entries; /* change-log cap of each vgroup's vstore (0: none) */
     uint64_t vd_log_max_bytes;
     uint32_t vd_node_id;       /* 0 until registered */
+    uint64_t vd_epoch;         /* newest placement epoch known (mnode heartbeats, requests):
+                                * fenced requests with an older one are refused */
     bool vd_registering;       /* a REGISTER call is in flight */
     bool vd_heartbeating;      /* a HEARTBEAT call is in flight */
     bool vd_stopping;
