@@ -12,6 +12,9 @@
  */
 #include "value.h"
 
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -665,4 +668,73 @@ int sl_value_format(const sl_value *v, sl_precision prec, char *buf, size_t n)
     }
     default: return SL_EINVAL;
     }
+}
+
+/* ------------------------------------------------------------------ group keys */
+
+/* Feeds the canonical encoding of keys to put (a buffer or a running hash). */
+static int group_key_feed(const sl_value *keys, int n, int (*put)(void *, const void *, size_t),
+                          void *arg)
+{
+    for (int i = 0; i < n; i++) {
+        const sl_value *k = &keys[i];
+        uint8_t b[12];
+        size_t len = 9;
+        uint64_t v = 0;
+        b[0] = k->is_null ? 0 : (uint8_t)k->type;
+        if (k->is_null) {
+            len = 1;
+        } else if (k->type == SL_T_VARCHAR || k->type == SL_T_NCHAR) {
+            for (int j = 0; j < 4; j++)
+                b[1 + j] = (uint8_t)(k->v.s.len >> (8 * j));
+            int rc = put(arg, b, 5);
+            if (rc == 0)
+                rc = put(arg, k->v.s.ptr, k->v.s.len);
+            if (rc != 0)
+                return rc;
+            continue;
+        } else if (k->type == SL_T_FLOAT || k->type == SL_T_DOUBLE) {
+            double d = k->v.d == 0.0 ? 0.0 : k->v.d; /* -0.0 and 0.0 are one key */
+            if (isnan(d))
+                v = UINT64_C(0x7ff8000000000000);
+            else
+                memcpy(&v, &d, 8);
+        } else if (k->type == SL_T_BOOL) {
+            v = k->v.b ? 1 : 0;
+        } else if (k->type >= SL_T_UTINYINT && k->type <= SL_T_UBIGINT) {
+            v = k->v.u;
+        } else {
+            v = (uint64_t)k->v.i;
+        }
+        for (int j = 0; j < 8; j++)
+            b[1 + j] = (uint8_t)(v >> (8 * j));
+        int rc = put(arg, b, len);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int put_buf(void *arg, const void *p, size_t n)
+{
+    return sl_buf_put(arg, p, n);
+}
+
+int sl_group_key_encode(const sl_value *keys, int n, sl_buf *out)
+{
+    return group_key_feed(keys, n, put_buf, out);
+}
+
+static int put_hash(void *arg, const void *p, size_t n)
+{
+    return XXH3_64bits_update(arg, p, n) == XXH_OK ? 0 : SL_EINVAL;
+}
+
+uint64_t sl_group_id(const sl_value *keys, int n)
+{
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    XXH3_64bits_reset(&st);
+    group_key_feed(keys, n, put_hash, &st); /* cannot fail: no allocation */
+    return XXH3_64bits_digest(&st);
 }

@@ -88,4 +88,21 @@ int sl_value_format(const sl_value *v, sl_precision prec, char *buf, size_t n);
  */
 int64_t sl_utf8_count(const char *p, size_t len);
 
+/*
+ * Trigger groups (DESIGN.md section 3): a stream's group is identified by the values of
+ * its PARTITION BY keys (tbname, tags). sl_group_key_encode appends the canonical encoding
+ * of keys[0..n) to out: per key one byte of type (SL_T_* of the value, 0 for NULL) then
+ * the value - integers, timestamps and BOOL as 8 bytes little-endian of the int64/uint64,
+ * FLOAT/DOUBLE as the 8 bytes of the double with -0.0 folded to 0.0 and every NaN to one
+ * NaN, strings as a u32 little-endian length and the bytes. Returns 0 or SL_ENOMEM.
+ *
+ * sl_group_id is the 64-bit group id: xxHash3-64 (sl_hash_bytes) of that encoding (of
+ * zero keys for a stream without grouping). The vnode filters change-log rows by slot
+ * (group id mod slots) with it and the snode keys its window state by it, so the two must
+ * agree: the encoding is part of the cluster's format and never changes.
+ */
+#include "../util/buf.h"
+int sl_group_key_encode(const sl_value *keys, int n, sl_buf *out);
+uint64_t sl_group_id(const sl_value *keys, int n);
+
 #endif
