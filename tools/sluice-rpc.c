@@ -20,6 +20,21 @@
  *   sluice-rpc changes VNODE VGROUP AFTER [WAIT_MS]   VNODE_CHANGES summary
  *   sluice-rpc status VNODE VGROUP              VNODE_STATUS
  *   sluice-rpc raw URL HEX|random:N             an unwrapped frame; prints the reply size
+ *   sluice-rpc snode-status SNODE               SNODE_STATUS; prints one JSON object:
+ *                                               {"node_id", "epoch", "slots", "address",
+ *                                               "mnode_ok", "assignments", "streams": [{
+ *                                               "stream_id", "db", "name", "running",
+ *                                               "failed", "error", "trigger", "plan_db",
+ *                                               "owned", "ranges": [[first, last], ...]}]}
+ *   sluice-rpc checkpoint-put MNODE NODE_ID EPOCH STREAM_ID SLOT DATA
+ *                                               MNODE_CHECKPOINT_PUT with envelope epoch
+ *                                               EPOCH; prints "epoch=N"
+ *   sluice-rpc checkpoint-get MNODE STREAM_ID SLOT    MNODE_CHECKPOINT_GET; prints
+ *                                               "found=0" or "found=1 epoch=E node_id=N
+ *                                               state=DATA"
+ *
+ * Options before the command: --epoch N sends write and delete requests to the vnode with
+ * envelope epoch N (fencing; default 0, a client write).
  *
  * Errors print "error CODE: message" on stderr and exit 1.
  */
@@ -34,9 +49,13 @@
 #include "common/net/rpc.h"
 #include "common/types/block.h"
 #include "mnode.pb-c.h"
+#include "snode.pb-c.h"
 #include "vnode.pb-c.h"
 
 #define TIMEOUT_MS 10000
+
+/* --epoch: the envelope epoch of vnode writes and deletes. */
+static uint64_t g_epoch;
 
 static int fail(int rc, const sl_error *err)
 {
@@ -58,16 +77,22 @@ static sl_rpc_client *open_client(const char *url)
     return c;
 }
 
-/* Packs m, calls method, leaves the reply payload in *reply. */
-static int call(sl_rpc_client *c, uint32_t method, const ProtobufCMessage *m, sl_buf *reply,
-                sl_error *err)
+/* Packs m, calls method with envelope epoch, leaves the reply payload in *reply. */
+static int call_epoch(sl_rpc_client *c, uint32_t method, uint64_t epoch, const ProtobufCMessage *m,
+                      sl_buf *reply, sl_error *err)
 {
     size_t n = protobuf_c_message_get_packed_size(m);
     uint8_t *p = malloc(n ? n : 1);
     protobuf_c_message_pack(m, p);
-    int rc = sl_rpc_call(c, method, 0, p, n, reply, TIMEOUT_MS, err);
+    int rc = sl_rpc_call(c, method, epoch, p, n, reply, TIMEOUT_MS, err);
     free(p);
     return rc;
+}
+
+static int call(sl_rpc_client *c, uint32_t method, const ProtobufCMessage *m, sl_buf *reply,
+                sl_error *err)
+{
+    return call_epoch(c, method, 0, m, reply, err);
 }
 
 static void print_cell(const sl_column *c, uint32_t r)
@@ -219,7 +244,7 @@ static int send_rows(sl_rpc_client *v, uint32_t vgroup, uint64_t uid, sl_block *
     sl_buf reply;
     sl_buf_init(&reply);
     sl_error err = {0};
-    int rc = call(v, SLUICE__VNODE_METHOD__VNODE_WRITE, &rq.base, &reply, &err);
+    int rc = call_epoch(v, SLUICE__VNODE_METHOD__VNODE_WRITE, g_epoch, &rq.base, &reply, &err);
     sl_buf_fini(&enc);
     if (rc < 0) {
         sl_buf_fini(&reply);
@@ -353,7 +378,7 @@ static int cmd_delete(int argc, char **argv)
     sl_buf reply;
     sl_buf_init(&reply);
     sl_error err = {0};
-    int rc = call(v, SLUICE__VNODE_METHOD__VNODE_DELETE, &rq.base, &reply, &err);
+    int rc = call_epoch(v, SLUICE__VNODE_METHOD__VNODE_DELETE, g_epoch, &rq.base, &reply, &err);
     if (rc < 0)
         return fail(rc, &err);
     Sluice__DeleteReply *rp = sluice__delete_reply__unpack(NULL, reply.len, reply.data);
@@ -507,6 +532,144 @@ static int cmd_raw(int argc, char **argv)
     return 0;
 }
 
+/* Prints s as a JSON string literal. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            printf("\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", stdout);
+        else if (*p < 0x20)
+            printf("\\u%04x", *p);
+        else
+            putchar(*p);
+    }
+    putchar('"');
+}
+
+static int cmd_snode_status(int argc, char **argv)
+{
+    if (argc < 1)
+        return fail(SL_EINVAL, NULL);
+    sl_rpc_client *c = open_client(argv[0]);
+    Sluice__SnodeStatusRequest rq = SLUICE__SNODE_STATUS_REQUEST__INIT;
+    rq.version = 1;
+    sl_buf reply;
+    sl_buf_init(&reply);
+    sl_error err = {0};
+    int rc = call(c, SLUICE__SNODE_METHOD__SNODE_STATUS, &rq.base, &reply, &err);
+    if (rc < 0)
+        return fail(rc, &err);
+    Sluice__SnodeStatusReply *rp = sluice__snode_status_reply__unpack(NULL, reply.len, reply.data);
+    if (rp == NULL)
+        return fail(SL_ECORRUPT, NULL);
+    printf("{\"node_id\": %u, \"epoch\": %" PRIu64 ", \"slots\": %u, \"address\": ", rp->node_id,
+           rp->epoch, rp->slots);
+    json_str(rp->address);
+    printf(", \"mnode_ok\": %s, \"assignments\": %" PRIu64 ", \"streams\": [",
+           rp->mnode_ok ? "true" : "false", rp->assignments);
+    for (size_t i = 0; i < rp->n_streams; i++) {
+        const Sluice__SnodeStream *s = rp->streams[i];
+        printf("%s{\"stream_id\": %" PRIu64 ", \"db\": ", i ? ", " : "", s->stream_id);
+        json_str(s->db);
+        fputs(", \"name\": ", stdout);
+        json_str(s->name);
+        printf(", \"running\": %s, \"failed\": %s, \"error\": ", s->running ? "true" : "false",
+               s->failed ? "true" : "false");
+        json_str(s->error);
+        fputs(", \"trigger\": ", stdout);
+        json_str(s->trigger);
+        fputs(", \"plan_db\": ", stdout);
+        json_str(s->plan_db);
+        printf(", \"owned\": %u, \"ranges\": [", s->nslots_owned);
+        /* Contiguous runs of owned slots, [first, last] inclusive. */
+        int nr = 0;
+        uint32_t nbits = (uint32_t)s->slots.len * 8;
+        if (rp->slots > 0 && rp->slots < nbits)
+            nbits = rp->slots;
+        for (uint32_t b = 0; b < nbits;) {
+            if (!((s->slots.data[b / 8] >> (b % 8)) & 1u)) {
+                b++;
+                continue;
+            }
+            uint32_t e = b;
+            while (e + 1 < nbits && ((s->slots.data[(e + 1) / 8] >> ((e + 1) % 8)) & 1u))
+                e++;
+            printf("%s[%u, %u]", nr++ ? ", " : "", b, e);
+            b = e + 1;
+        }
+        fputs("]}", stdout);
+    }
+    fputs("]}\n", stdout);
+    sluice__snode_status_reply__free_unpacked(rp, NULL);
+    sl_buf_fini(&reply);
+    sl_rpc_client_close(c);
+    return 0;
+}
+
+static int cmd_checkpoint_put(int argc, char **argv)
+{
+    if (argc < 6)
+        return fail(SL_EINVAL, NULL);
+    sl_rpc_client *c = open_client(argv[0]);
+    Sluice__CheckpointPutRequest rq = SLUICE__CHECKPOINT_PUT_REQUEST__INIT;
+    rq.node_id = (uint32_t)strtoul(argv[1], NULL, 10);
+    uint64_t epoch = strtoull(argv[2], NULL, 10);
+    rq.stream_id = strtoull(argv[3], NULL, 10);
+    rq.slot = (uint32_t)strtoul(argv[4], NULL, 10);
+    rq.state.data = (uint8_t *)argv[5];
+    rq.state.len = strlen(argv[5]);
+    sl_buf reply;
+    sl_buf_init(&reply);
+    sl_error err = {0};
+    int rc = call_epoch(c, SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_PUT, epoch, &rq.base, &reply,
+                        &err);
+    if (rc < 0)
+        return fail(rc, &err);
+    Sluice__CheckpointPutReply *rp = sluice__checkpoint_put_reply__unpack(NULL, reply.len,
+                                                                          reply.data);
+    if (rp == NULL)
+        return fail(SL_ECORRUPT, NULL);
+    printf("epoch=%" PRIu64 "\n", rp->epoch);
+    sluice__checkpoint_put_reply__free_unpacked(rp, NULL);
+    sl_buf_fini(&reply);
+    sl_rpc_client_close(c);
+    return 0;
+}
+
+static int cmd_checkpoint_get(int argc, char **argv)
+{
+    if (argc < 3)
+        return fail(SL_EINVAL, NULL);
+    sl_rpc_client *c = open_client(argv[0]);
+    Sluice__CheckpointGetRequest rq = SLUICE__CHECKPOINT_GET_REQUEST__INIT;
+    rq.stream_id = strtoull(argv[1], NULL, 10);
+    rq.slot = (uint32_t)strtoul(argv[2], NULL, 10);
+    sl_buf reply;
+    sl_buf_init(&reply);
+    sl_error err = {0};
+    int rc = call(c, SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_GET, &rq.base, &reply, &err);
+    if (rc < 0)
+        return fail(rc, &err);
+    Sluice__CheckpointGetReply *rp = sluice__checkpoint_get_reply__unpack(NULL, reply.len,
+                                                                          reply.data);
+    if (rp == NULL)
+        return fail(SL_ECORRUPT, NULL);
+    if (!rp->found) {
+        printf("found=0\n");
+    } else {
+        printf("found=1 epoch=%" PRIu64 " node_id=%u state=", rp->epoch, rp->node_id);
+        fwrite(rp->state.data, 1, rp->state.len, stdout);
+        putchar('\n');
+    }
+    sluice__checkpoint_get_reply__free_unpacked(rp, NULL);
+    sl_buf_fini(&reply);
+    sl_rpc_client_close(c);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -517,13 +680,27 @@ int main(int argc, char **argv)
         {"delete", cmd_delete},   {"query", cmd_query}, {"changes", cmd_changes},
         {"autocreate", cmd_autocreate},
         {"status", cmd_status},   {"raw", cmd_raw},
+        {"snode-status", cmd_snode_status},
+        {"checkpoint-put", cmd_checkpoint_put},
+        {"checkpoint-get", cmd_checkpoint_get},
     };
+    while (argc >= 3 && strcmp(argv[1], "--epoch") == 0) {
+        char *end;
+        g_epoch = strtoull(argv[2], &end, 10);
+        if (*argv[2] == '\0' || *argv[2] == '-' || *end != '\0') {
+            fprintf(stderr, "sluice-rpc: bad --epoch '%s'\n", argv[2]);
+            return 2;
+        }
+        argv += 2;
+        argc -= 2;
+    }
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
             if (strcmp(argv[1], cmds[i].name) == 0)
                 return cmds[i].fn(argc - 2, argv + 2);
     }
-    fprintf(stderr, "usage: sluice-rpc exec|meta|write|autocreate|delete|query|changes|status|raw ...\n"
+    fprintf(stderr, "usage: sluice-rpc [--epoch N] exec|meta|write|autocreate|delete|query|changes|"
+                    "status|raw|snode-status|checkpoint-put|checkpoint-get ...\n"
                     "(see the comment at the top of tools/sluice-rpc.c)\n");
     return 2;
 }

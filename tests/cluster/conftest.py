@@ -1,4 +1,5 @@
-"""Fixtures for the cluster tests: real sluice-mnode / sluice-vnode processes on loopback.
+"""Fixtures for the cluster tests: real sluice-mnode / sluice-vnode / sluice-snode processes on
+loopback.
 
 Binaries come from --sluice-bin-dir (ctest passes it), else $SLUICE_BIN_DIR, else build/bin
 in the source tree. Each cluster lives in a pytest temporary directory with free ports.
@@ -15,14 +16,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def pytest_addoption(parser):
     parser.addoption("--sluice-bin-dir", default=None,
-                     help="folder holding sluice-mnode, sluice-vnode and sluice-rpc")
+                     help="folder holding sluice-mnode, sluice-vnode, sluice-snode and sluice-rpc")
 
 
 @pytest.fixture(scope="session")
 def bin_dir(request):
     d = (request.config.getoption("--sluice-bin-dir") or os.environ.get("SLUICE_BIN_DIR")
          or os.path.join(ROOT, "build", "bin"))
-    for b in ("sluice-mnode", "sluice-vnode", "sluice-rpc"):
+    for b in ("sluice-mnode", "sluice-vnode", "sluice-snode", "sluice-rpc"):
         if not os.access(os.path.join(d, b), os.X_OK):
             pytest.fail(f"{b} not found in {d}: build it or pass --sluice-bin-dir")
     return d
@@ -35,15 +36,22 @@ def free_port():
 
 
 class Cluster:
-    """One mnode and n vnodes; every process can be killed and restarted."""
+    """One mnode, n vnodes and m snodes; every process can be killed and restarted.
 
-    def __init__(self, bin_dir, root, nvnodes, vnode_args=()):
+    Processes are named "mnode", "vnode<i>" and "snode<i>" in procs; snodes can be added
+    (add_snode) after start. node_timeout_ms is the mnode's --node-timeout-ms."""
+
+    def __init__(self, bin_dir, root, nvnodes, vnode_args=(), nsnodes=0, snode_args=(),
+                 node_timeout_ms=3000):
         self.bin = bin_dir
         self.vnode_args = list(vnode_args)
+        self.snode_args = list(snode_args)
+        self.node_timeout_ms = node_timeout_ms
         self.root = str(root)
         self.mport = free_port()
         self.maddr = f"tcp://127.0.0.1:{self.mport}"
         self.vports = [free_port() for _ in range(nvnodes)]
+        self.sports = [free_port() for _ in range(nsnodes)]
         self.procs = {}
 
     def rpc(self, *args, check=True, stdin=None, timeout=60):
@@ -51,7 +59,8 @@ class Cluster:
         # are not the daemons' and do not count under AddressSanitizer builds.
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
         r = subprocess.run([os.path.join(self.bin, "sluice-rpc"), *map(str, args)],
-                           input=stdin, capture_output=True, text=True, timeout=timeout, env=env)
+                           input=stdin, capture_output=True, text=True, errors="replace",
+                           timeout=timeout, env=env)
         if check and r.returncode != 0:
             raise AssertionError(f"sluice-rpc {args} failed: {r.stderr}")
         return r
@@ -63,7 +72,7 @@ class Cluster:
         log = open(os.path.join(self.root, "mnode.log"), "ab")
         self.procs["mnode"] = subprocess.Popen(
             [os.path.join(self.bin, "sluice-mnode"), "--data", os.path.join(self.root, "mnode"),
-             "--port", str(self.mport), "--node-timeout-ms", "3000"],
+             "--port", str(self.mport), "--node-timeout-ms", str(self.node_timeout_ms)],
             stdout=log, stderr=log)
 
     def vaddr(self, i):
@@ -105,11 +114,61 @@ class Cluster:
             time.sleep(0.1)
         raise AssertionError(f"{vaddr} does not serve vgroup {vgroup}")
 
+    def saddr(self, i):
+        return f"tcp://127.0.0.1:{self.sports[i]}"
+
+    def start_snode(self, i):
+        log = open(os.path.join(self.root, f"snode{i}.log"), "ab")
+        self.procs[f"snode{i}"] = subprocess.Popen(
+            [os.path.join(self.bin, "sluice-snode"), "--data",
+             os.path.join(self.root, f"snode{i}"), "--port", str(self.sports[i]),
+             "--mnode", self.maddr, *self.snode_args],
+            stdout=log, stderr=log)
+
+    def add_snode(self):
+        """Starts one more snode on a new port; returns its index."""
+        self.sports.append(free_port())
+        i = len(self.sports) - 1
+        self.start_snode(i)
+        return i
+
+    def snodes(self):
+        """SHOW SNODES as {endpoint: (id, status)}; {} when the mnode does not answer."""
+        r = self.exec("SHOW SNODES", check=False)
+        if r.returncode != 0:
+            return {}
+        lines = r.stdout.splitlines()
+        if not lines:
+            return {}
+        head = lines[0].split(",")
+        ie, ii, ist = head.index("endpoint"), head.index("id"), head.index("status")
+        out = {}
+        for line in lines[1:]:
+            f = line.split(",")
+            if len(f) == len(head):
+                out[f[ie]] = (int(f[ii]), f[ist])
+        return out
+
+    def alive_snodes(self):
+        return {a for a, (_, st) in self.snodes().items() if st == "alive"}
+
+    def wait_snodes(self, addrs, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if set(addrs) <= self.alive_snodes():
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"snodes {addrs} did not register: {self.snodes()}")
+
     def start(self):
         self.start_mnode()
         for i in range(len(self.vports)):
             self.start_vnode(i)
+        for i in range(len(self.sports)):
+            self.start_snode(i)
         self.wait_registered([self.vaddr(i) for i in range(len(self.vports))])
+        if self.sports:
+            self.wait_snodes([self.saddr(i) for i in range(len(self.sports))])
 
     def kill(self, name, sig=9):
         p = self.procs.pop(name)
@@ -117,7 +176,8 @@ class Cluster:
         return p.wait(timeout=15)
 
     def stop(self):
-        for name in list(self.procs):
+        # snodes first: they leave through the mnode while it is still up.
+        for name in sorted(self.procs, key=lambda n: not n.startswith("snode")):
             p = self.procs.pop(name)
             if p.poll() is None:
                 p.terminate()

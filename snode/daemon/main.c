@@ -1,0 +1,242 @@
+/*
+ * main.c - sluice-snode: flags and config, the RPC server, the mnode link's timer, and the
+ * two ways out: SIGTERM/SIGINT (graceful leave: drain, MNODE_LEAVE, exit 0) and DROP SNODE
+ * (the same, told by the mnode).
+ *
+ * Configuration: `--config FILE` holds `key = value` lines with the flags' long names
+ * (data, port, host, advertise, mnode, heartbeat-ms, log-level); flags on the command line
+ * win.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/util/config.h"
+#include "common/util/log.h"
+#include "sdaemon.h"
+
+#define SD_DEFAULT_PORT 6200
+#define SD_DEFAULT_HEARTBEAT_MS 500
+
+typedef struct sd_opts {
+    char data[1024];
+    char host[256];
+    char advertise[300];
+    char mnode[300];
+    int port;
+    int heartbeat_ms;
+    char log_level[16];
+} sd_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: sluice-snode [options]\n"
+            "  --help               this text\n"
+            "  --config FILE        key = value settings (same names as the flags)\n"
+            "  --data DIR           data directory (default ./snode-data)\n"
+            "  --port N             listen port of its RPC service (default %d)\n"
+            "  --host ADDR          listen address (default 127.0.0.1)\n"
+            "  --advertise URL      address registered with the mnode (default tcp://HOST:PORT)\n"
+            "  --mnode URL          the mnode (default tcp://127.0.0.1:6030)\n"
+            "  --heartbeat-ms N     heartbeat interval to the mnode (default %d)\n"
+            "  --log-level LEVEL    debug, info, warn, error (default info)\n",
+            SD_DEFAULT_PORT, SD_DEFAULT_HEARTBEAT_MS);
+}
+
+static int set_opt(sd_opts *o, const char *key, const char *val, sl_error *err)
+{
+    char *end;
+    if (strcmp(key, "data") == 0) {
+        snprintf(o->data, sizeof(o->data), "%s", val);
+    } else if (strcmp(key, "host") == 0) {
+        snprintf(o->host, sizeof(o->host), "%s", val);
+    } else if (strcmp(key, "advertise") == 0) {
+        snprintf(o->advertise, sizeof(o->advertise), "%s", val);
+    } else if (strcmp(key, "mnode") == 0) {
+        snprintf(o->mnode, sizeof(o->mnode), "%s", val);
+    } else if (strcmp(key, "port") == 0) {
+        long p = strtol(val, &end, 10);
+        if (*val == '\0' || *end != '\0' || p <= 0 || p > 65535)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "bad port '%s'", val);
+        o->port = (int)p;
+    } else if (strcmp(key, "heartbeat-ms") == 0) {
+        long v = strtol(val, &end, 10);
+        if (*val == '\0' || *end != '\0' || v < 10 || v > 600000)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "bad heartbeat-ms '%s' (10..600000)", val);
+        o->heartbeat_ms = (int)v;
+    } else if (strcmp(key, "log-level") == 0) {
+        sl_log_level l;
+        if (sl_log_level_parse(val, &l) < 0)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "bad log-level '%s'", val);
+        snprintf(o->log_level, sizeof(o->log_level), "%s", val);
+    } else {
+        return sl_error_set(err, SL_EINVAL, 0, 0, "unknown setting '%s'", key);
+    }
+    return 0;
+}
+
+static int config_cb(void *arg, const char *key, const char *value, int line, sl_error *err)
+{
+    (void)line;
+    return set_opt(arg, key, value, err);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    sl_sdaemon *sd = h->data;
+    if (sd->sd_stopping) {
+        sl_log(SL_LOG_INFO, "snode", "signal %d while leaving: still waiting for the leave",
+               signum);
+        return;
+    }
+    sl_log(SL_LOG_INFO, "snode", "signal %d: leaving the cluster", signum);
+    sl__sn_leave(sd, "signal", 0);
+}
+
+static void close_handle(uv_handle_t *h)
+{
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void sl__sn_shutdown(sl_sdaemon *sd)
+{
+    sd->sd_stopping = true;
+    uv_timer_stop(&sd->sd_tick);
+    uv_timer_stop(&sd->sd_stop);
+    close_handle((uv_handle_t *)&sd->sd_tick);
+    close_handle((uv_handle_t *)&sd->sd_stop);
+    close_handle((uv_handle_t *)&sd->sd_sigterm);
+    close_handle((uv_handle_t *)&sd->sd_sigint);
+    sl_rpc_server_close(sd->sd_srv);
+    sd->sd_srv = NULL;
+    sl_rpc_client_close(sd->sd_mnode);
+    sd->sd_mnode = NULL;
+}
+
+int main(int argc, char **argv)
+{
+    sd_opts o = {.port = SD_DEFAULT_PORT, .heartbeat_ms = SD_DEFAULT_HEARTBEAT_MS};
+    snprintf(o.data, sizeof(o.data), "./snode-data");
+    snprintf(o.host, sizeof(o.host), "127.0.0.1");
+    snprintf(o.mnode, sizeof(o.mnode), "tcp://127.0.0.1:6030");
+    snprintf(o.log_level, sizeof(o.log_level), "info");
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"config", required_argument, NULL, 'c'},
+        {"data", required_argument, NULL, 'd'},
+        {"port", required_argument, NULL, 'p'},
+        {"host", required_argument, NULL, 'H'},
+        {"advertise", required_argument, NULL, 'a'},
+        {"mnode", required_argument, NULL, 'm'},
+        {"heartbeat-ms", required_argument, NULL, 'b'},
+        {"log-level", required_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0},
+    };
+    sl_error err = {0};
+    sl_error_clear(&err);
+    for (int i = 1; i < argc; i++) {
+        const char *cfg = NULL;
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            cfg = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            cfg = argv[i] + 9;
+        if (cfg != NULL && sl_config_load(cfg, config_cb, &o, &err) < 0) {
+            fprintf(stderr, "sluice-snode: %s\n", err.msg);
+            return 2;
+        }
+    }
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        const char *key = NULL;
+        switch (c) {
+        case 'h': usage(stdout); return 0;
+        case 'c': continue;
+        case 'd': key = "data"; break;
+        case 'p': key = "port"; break;
+        case 'H': key = "host"; break;
+        case 'a': key = "advertise"; break;
+        case 'm': key = "mnode"; break;
+        case 'b': key = "heartbeat-ms"; break;
+        case 'l': key = "log-level"; break;
+        default: usage(stderr); return 2;
+        }
+        if (set_opt(&o, key, optarg, &err) < 0) {
+            fprintf(stderr, "sluice-snode: %s\n", err.msg);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "sluice-snode: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    sl_log_level lvl;
+    sl_log_level_parse(o.log_level, &lvl);
+    sl_log_set_level(lvl);
+
+    static sl_sdaemon sd;
+    sd.sd_loop = uv_default_loop();
+    sd.sd_heartbeat_ms = o.heartbeat_ms;
+    snprintf(sd.sd_data, sizeof(sd.sd_data), "%s", o.data);
+    snprintf(sd.sd_mnode_url, sizeof(sd.sd_mnode_url), "%s", o.mnode);
+    if (o.advertise[0])
+        snprintf(sd.sd_addr, sizeof(sd.sd_addr), "%s", o.advertise);
+    else
+        snprintf(sd.sd_addr, sizeof(sd.sd_addr), "tcp://%s:%d", o.host, o.port);
+    if (mkdir(o.data, 0755) < 0 && errno != EEXIST) {
+        sl_log(SL_LOG_ERROR, "snode", "cannot create data dir=%s: %s", o.data, strerror(errno));
+        return 1;
+    }
+    if (sl__sn_state_open(&sd, &err) < 0) {
+        sl_log(SL_LOG_ERROR, "snode", "cannot open node state in data=%s: %s", o.data, err.msg);
+        return 1;
+    }
+    int rc = sl_rpc_client_open(&sd.sd_mnode, o.mnode, NULL, &err);
+    if (rc < 0) {
+        sl_log(SL_LOG_ERROR, "snode", "bad mnode url=%s: %s", o.mnode, err.msg);
+        sl__sn_state_close(&sd);
+        return 1;
+    }
+    char url[320];
+    snprintf(url, sizeof(url), "tcp://%s:%d", o.host, o.port);
+    /* Requests to the snode's service are small status queries: a small frame bound. */
+    sl_rpc_limits lim;
+    sl_rpc_limits_default(&lim);
+    lim.max_msg_bytes = 1u << 20;
+    lim.max_inflight = 32;
+    rc = sl_rpc_server_open(&sd.sd_srv, sd.sd_loop, url, sl__snode_methods, sl__snode_nmethods,
+                            &sd, &lim, &err);
+    if (rc < 0) {
+        sl_log(SL_LOG_ERROR, "snode", "cannot listen url=%s: %s", url, err.msg);
+        sl_rpc_client_close(sd.sd_mnode);
+        sl__sn_state_close(&sd);
+        return 1;
+    }
+    uv_signal_init(sd.sd_loop, &sd.sd_sigterm);
+    uv_signal_init(sd.sd_loop, &sd.sd_sigint);
+    sd.sd_sigterm.data = sd.sd_sigint.data = &sd;
+    uv_signal_start(&sd.sd_sigterm, on_signal, SIGTERM);
+    uv_signal_start(&sd.sd_sigint, on_signal, SIGINT);
+    uv_timer_init(sd.sd_loop, &sd.sd_stop);
+    sd.sd_stop.data = &sd;
+    uv_timer_init(sd.sd_loop, &sd.sd_tick);
+    sd.sd_tick.data = &sd;
+    uv_timer_start(&sd.sd_tick, sl__sn_tick, 0, (uint64_t)sd.sd_heartbeat_ms);
+    sl_log(SL_LOG_INFO, "snode", "listening url=%s advertise=%s mnode=%s data=%s heartbeat_ms=%d",
+           url, sd.sd_addr, o.mnode, o.data, sd.sd_heartbeat_ms);
+    uv_run(sd.sd_loop, UV_RUN_DEFAULT);
+    sl__sn_shutdown(&sd);
+    uv_run(sd.sd_loop, UV_RUN_DEFAULT);
+    sl__sn_assignment_fini(&sd.sd_as);
+    sl__sn_state_close(&sd);
+    uv_run(sd.sd_loop, UV_RUN_NOWAIT);
+    uv_loop_close(sd.sd_loop);
+    sl_log(SL_LOG_INFO, "snode", "stopped exit=%d", sd.sd_exit_code);
+    return sd.sd_exit_code;
+}

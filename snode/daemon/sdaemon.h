@@ -1,0 +1,124 @@
+/*
+ * sdaemon.h - the sluice-snode daemon's state, shared by its modules:
+ *
+ *   main.c     flags, config, the loop, signals, shutdown
+ *   state.c    the node's small durable state (node id) in a RocksDB under --data
+ *   mlink.c    the link to the mnode: register, heartbeat, assignments, leave, drop
+ *   assign.c   the in-memory assignment: streams, their parsed CREATE STREAM, slot bitmaps
+ *   service.c  the snode's RPC service (SNODE_STATUS)
+ *
+ * Everything runs on one libuv loop: RPC handlers, mnode replies (sl_rpc_call_async),
+ * timers and signals, so no state here is locked. Stream execution (trigger tasks,
+ * runners, checkpoints) is a later issue: the assignment is held and reported, and the
+ * drain hook (sl__sn_drain) is where running tasks will be stopped and checkpointed.
+ */
+#ifndef SL_SDAEMON_H
+#define SL_SDAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "common/kv/kv.h"
+#include "common/net/rpc.h"
+#include "common/sql/parser.h"
+
+/* Upper bounds applied to what the mnode sends (a reply beyond them is refused). */
+#define SN_MAX_STREAMS    100000   /* streams in one assignment */
+#define SN_MAX_SLOTS      65536    /* slots per stream */
+#define SN_MAX_NAME       256      /* db and stream name bytes */
+
+/* One stream of the current assignment. */
+typedef struct sn_stream {
+    uint64_t id;
+    char *db;                 /* owned */
+    char *name;               /* owned */
+    char *sql;                /* owned: the CREATE STREAM text */
+    char *plan_db;            /* owned: the database unqualified names of its query resolve in */
+    uint8_t *slots;           /* owned bitmap, (nslots + 7) / 8 bytes */
+    uint32_t nowned;          /* bits set in slots */
+    bool running;
+    bool ignore_untreated;
+    sl_parse_result *parsed;  /* owned; NULL when the text did not parse */
+    const sl_create_stream *cs; /* into parsed */
+    char *error;              /* owned; parse error, NULL when parsed */
+} sn_stream;
+
+/* The whole assignment at one epoch. */
+typedef struct sn_assignment {
+    uint64_t epoch;           /* 0: none received yet */
+    uint32_t nslots;          /* slots per stream */
+    sn_stream *streams;       /* owned, sorted by id */
+    int nstreams;
+} sn_assignment;
+
+/* Where the link to the mnode stands; changes are logged once each. */
+typedef enum sn_link_state {
+    SN_LINK_UNREGISTERED = 0, /* no node id yet, or the mnode forgot it */
+    SN_LINK_OK,               /* the last exchange succeeded */
+    SN_LINK_DOWN              /* the last exchange failed; retrying */
+} sn_link_state;
+
+typedef struct sl_sdaemon {
+    uv_loop_t *sd_loop;
+    sl_rpc_server *sd_srv;
+    sl_rpc_client *sd_mnode;    /* client of the mnode */
+    char sd_mnode_url[300];
+    char sd_addr[300];          /* the address registered with the mnode */
+    char sd_data[1024];         /* data directory */
+    sl_kv *sd_kv;               /* node state (state.c) */
+    int sd_heartbeat_ms;
+    uint32_t sd_node_id;        /* 0 until registered (or as loaded from sd_kv) */
+    bool sd_registered;         /* the mnode acknowledged sd_node_id in this run */
+    bool sd_calling;            /* a REGISTER or HEARTBEAT call is in flight */
+    sn_link_state sd_link;
+    bool sd_stopping;           /* leaving: no new calls, shutdown follows */
+    int sd_exit_code;
+    uint64_t sd_applied;        /* assignments applied since start */
+    sn_assignment sd_as;
+    uv_timer_t sd_tick;         /* register / heartbeat every sd_heartbeat_ms */
+    uv_timer_t sd_stop;         /* runs the shutdown outside RPC callbacks */
+    uv_signal_t sd_sigterm, sd_sigint;
+} sl_sdaemon;
+
+/* state.c: opens (creating) the node-state store under sd_data and loads the node id.
+ * Returns 0 or a negative code with err set. */
+int sl__sn_state_open(sl_sdaemon *sd, sl_error *err);
+/* Saves sd_node_id durably; failures are logged. */
+void sl__sn_state_save(sl_sdaemon *sd);
+void sl__sn_state_close(sl_sdaemon *sd);
+
+/* mlink.c */
+void sl__sn_tick(uv_timer_t *t);
+/* Starts a graceful leave: drains, sends MNODE_LEAVE (bounded wait) and then shuts the
+ * daemon down with exit code `code`. Idempotent. */
+void sl__sn_leave(sl_sdaemon *sd, const char *why, int code);
+
+/* assign.c */
+/* Replaces sd->sd_as with the streams of a SnodeHeartbeatReply (already decoded and
+ * bounded by the caller), parsing each CREATE STREAM text (reusing the parse of an
+ * unchanged stream), and logs the change at INFO. Returns 0 or SL_ENOMEM (the old
+ * assignment is then kept). */
+struct Sluice__SnodeHeartbeatReply;
+int sl__sn_assign(sl_sdaemon *sd, const struct Sluice__SnodeHeartbeatReply *rp);
+/* Checks the bounds of a decoded reply; returns 0 or SL_ECORRUPT with err set. */
+int sl__sn_assign_check(const struct Sluice__SnodeHeartbeatReply *rp, sl_error *err);
+/* Frees every stream of as and zeroes it. */
+void sl__sn_assignment_fini(sn_assignment *as);
+/* Name of a trigger kind for status ("INTERVAL", ...). */
+const char *sl__sn_trigger_name(const sn_stream *s);
+
+/* The drain hook: stops what runs for the assignment and checkpoints it before the node
+ * leaves. Nothing runs yet (stream execution is a later issue); it logs what it would
+ * drain. */
+void sl__sn_drain(sl_sdaemon *sd);
+
+/* service.c */
+extern const sl_rpc_method sl__snode_methods[];
+extern const int sl__snode_nmethods;
+
+/* main.c: closes the server, the mnode client, timers and signals; the loop then ends. */
+void sl__sn_shutdown(sl_sdaemon *sd);
+
+#endif
