@@ -17,6 +17,7 @@
 
 #include "common/util/keymap.h"
 #include "mnode.pb-c.h"
+#include "vnode.pb-c.h"
 #include "sluice_int.h"
 
 bool sl__name_eq(const char *a, const char *b)
@@ -80,7 +81,10 @@ int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *re
      * retried with a growing pause for a few seconds before the error is returned. */
     int pause_ms = 25, waited_ms = 0;
     for (;;) {
-        rc = sl_rpc_call(v->v_cli, method, 0, req, len, reply, c->c_timeout_ms, err);
+        bool fenced = method == SLUICE__VNODE_METHOD__VNODE_WRITE ||
+                      method == SLUICE__VNODE_METHOD__VNODE_DELETE;
+        rc = sl_rpc_call(v->v_cli, method, fenced ? c->c_epoch : 0, req, len, reply,
+                         c->c_timeout_ms, err);
         if (rc != SL_EUNAVAILABLE || waited_ms >= SL_VNODE_RETRY_MS)
             return rc;
         struct timespec ts = {.tv_sec = pause_ms / 1000, .tv_nsec = (pause_ms % 1000) * 1000000L};
@@ -334,6 +338,11 @@ oom:
     sluice__db_info_reply__free_unpacked(rep, NULL);
     db_free(d);
     return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+}
+
+void sl_conn_set_epoch(sl_conn *c, uint64_t epoch)
+{
+    c->c_epoch = epoch;
 }
 
 void sl_conn_flush_meta(sl_conn *c)

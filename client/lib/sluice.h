@@ -83,6 +83,14 @@ const char *sl_conn_addr(const sl_conn *c);
 int sl_insert_block(sl_conn *c, const char *db, const char *table, const sl_block *rows,
                     sl_error *err);
 
+/*
+ * Sets the placement epoch that the connection's writes and deletes carry (0, the default,
+ * means not fenced). An snode sets the epoch of the assignment it acts on, so that vnodes
+ * refuse its output writes with SL_ESTALE once its slots moved (DESIGN.md section 3).
+ * Queries are never fenced.
+ */
+void sl_conn_set_epoch(sl_conn *c, uint64_t epoch);
+
 /* Counters of one connection, for tests and diagnostics. */
 typedef struct sl_conn_stats {
     uint64_t meta_hits;    /* table lookups answered by the cache */

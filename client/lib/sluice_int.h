@@ -66,6 +66,7 @@ struct sl_conn {
     sl__dbinfo *c_dbs;         /* database cache */
     sl__vnode_cli *c_vnodes;   /* vnode clients by address */
     int c_timeout_ms;          /* per request */
+    uint64_t c_epoch;          /* placement epoch of writes and deletes (0: not fenced) */
     int64_t c_now_ms;          /* the running statement's NOW */
     sl_error c_lookup_err;     /* an RPC failure hidden behind a "not found" lookup */
     bool c_retry;              /* the statement failed on stale metadata before writing

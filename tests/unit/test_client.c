@@ -64,6 +64,7 @@ typedef struct fake {
     int ntables;
     atomic_int exec_calls, meta_calls, dbinfo_calls, autocreate_calls;
     atomic_int writes[NVG], queries[NVG], deletes[NVG];
+    _Atomic uint64_t last_write_epoch; /* envelope epoch of the last WRITE */
     atomic_int wrong_vgroup;   /* requests that reached a vnode not serving their vgroup */
 } fake;
 
@@ -504,6 +505,7 @@ static void h_write(sl_rpc_reply *r, const sl_rpc_request *req, void *ud)
 {
     int v = vnode_of(ud);
     atomic_fetch_add(&F->writes[v], 1);
+    atomic_store(&F->last_write_epoch, req->epoch);
     Sluice__WriteRequest *q = sluice__write_request__unpack(NULL, req->len, req->payload);
     if (q == NULL)
         return reply_err(r, SL_ECORRUPT, "bad WriteRequest");
@@ -1053,6 +1055,12 @@ static void test_insert_block(void **state)
     int w0 = atomic_load(&F->writes[place("d4")]);
     assert_int_equal(sl_insert_block(c, "db", "d4", &b, &err), 0);
     assert_int_equal(atomic_load(&F->writes[place("d4")]) - w0, 1);
+    assert_true(atomic_load(&F->last_write_epoch) == 0); /* a client's writes are not fenced */
+    /* An snode's connection carries its placement epoch on every write. */
+    sl_conn_set_epoch(c, 7);
+    assert_int_equal(sl_insert_block(c, "db", "d4", &b, &err), 0);
+    assert_true(atomic_load(&F->last_write_epoch) == 7);
+    sl_conn_set_epoch(c, 0);
     sl_result r;
     q_ok(c, "SELECT count(*), sum(v) FROM d4 WHERE s = 'blk'", &r);
     assert_int_equal(sl_res_i64(&r, 0, 0), 50);
