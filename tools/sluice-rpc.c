@@ -18,6 +18,14 @@
  *   sluice-rpc query MNODE DB SQL [PAGE_BYTES]  VNODE_QUERY on every vgroup of DB, all pages;
  *                                               prints the PARTIAL rows as CSV
  *   sluice-rpc changes VNODE VGROUP AFTER [WAIT_MS]   VNODE_CHANGES summary
+ *   sluice-rpc fchanges VNODE VGROUP AFTER TABLE_UID GROUP NSLOTS SLOTS PROJ [PRE_FILTER
+ *                       [WAIT_MS [MAX_ENTRIES]]]   filtered VNODE_CHANGES (ChangesFilter):
+ *                                               GROUP, PROJ comma lists (-1 tbname) or
+ *                                               "-"; SLOTS owned slots "0,3" or "-" or raw
+ *                                               bitmap "x:HEX"; prints "last_version=V
+ *                                               changes=N more=M", then per change "change
+ *                                               version= uid= kind= name= group= count=
+ *                                               unfiltered=" and its rows as CSV
  *   sluice-rpc status VNODE VGROUP              VNODE_STATUS
  *   sluice-rpc raw URL HEX|random:N             an unwrapped frame; prints the reply size
  *   sluice-rpc snode-status SNODE               SNODE_STATUS; prints one JSON object:
@@ -476,6 +484,89 @@ static int cmd_changes(int argc, char **argv)
     return 0;
 }
 
+/* fchanges: parses "a,b,c" (or "-") into a malloc'ed int32 list. */
+static int32_t *fch_list(const char *s, size_t *n)
+{
+    *n = 0;
+    int32_t *v = calloc(strlen(s) + 1, sizeof(*v));
+    if (v == NULL || strcmp(s, "-") == 0 || *s == '\0')
+        return v;
+    for (const char *p = s; *p;) {
+        char *end;
+        v[(*n)++] = (int32_t)strtol(p, &end, 10);
+        p = *end == ',' ? end + 1 : end + strlen(end);
+    }
+    return v;
+}
+
+static int cmd_fchanges(int argc, char **argv)
+{
+    if (argc < 8)
+        return fail(SL_EINVAL, NULL);
+    sl_rpc_client *v = open_client(argv[0]);
+    Sluice__ChangesRequest rq = SLUICE__CHANGES_REQUEST__INIT;
+    Sluice__ChangesFilter fl = SLUICE__CHANGES_FILTER__INIT;
+    rq.vgroup_id = (uint32_t)strtoul(argv[1], NULL, 10);
+    rq.after_version = strtoull(argv[2], NULL, 10);
+    rq.wait_ms = argc > 9 ? (uint32_t)strtoul(argv[9], NULL, 10) : 0;
+    rq.max_entries = argc > 10 ? (uint32_t)strtoul(argv[10], NULL, 10) : 0;
+    rq.filter = &fl;
+    fl.table_uid = strtoull(argv[3], NULL, 10);
+    int32_t *group = fch_list(argv[4], &fl.n_group_items);
+    fl.group_items = group;
+    fl.nslots = (uint32_t)strtoul(argv[5], NULL, 10);
+    uint8_t *bits = calloc(strlen(argv[6]) + fl.nslots / 8 + 2, 1);
+    if (strncmp(argv[6], "x:", 2) == 0) {
+        for (const char *h = argv[6] + 2; h[0] && h[1]; h += 2) {
+            unsigned x;
+            sscanf(h, "%2x", &x);
+            bits[fl.slots.len++] = (uint8_t)x;
+        }
+    } else {
+        size_t ns;
+        int32_t *owned = fch_list(argv[6], &ns);
+        fl.slots.len = (fl.nslots + 7) / 8;
+        for (size_t i = 0; owned && i < ns; i++)
+            if (owned[i] >= 0 && (uint32_t)owned[i] < fl.nslots)
+                bits[owned[i] / 8] |= (uint8_t)(1u << (owned[i] % 8));
+        free(owned);
+    }
+    fl.slots.data = bits;
+    int32_t *proj = fch_list(argv[7], &fl.n_proj);
+    fl.proj = proj;
+    fl.pre_filter = argc > 8 ? argv[8] : "";
+    sl_buf reply;
+    sl_buf_init(&reply);
+    sl_error err = {0};
+    int rc = call(v, SLUICE__VNODE_METHOD__VNODE_CHANGES, &rq.base, &reply, &err);
+    free(group);
+    free(bits);
+    free(proj);
+    if (rc < 0)
+        return fail(rc, &err);
+    Sluice__ChangesReply *rp = sluice__changes_reply__unpack(NULL, reply.len, reply.data);
+    if (rp == NULL)
+        return fail(SL_ECORRUPT, NULL);
+    printf("last_version=%" PRIu64 " changes=%zu more=%d\n", rp->last_version, rp->n_changes,
+           (int)rp->more);
+    for (size_t i = 0; i < rp->n_changes; i++) {
+        const Sluice__Change *c = rp->changes[i];
+        printf("change version=%" PRIu64 " uid=%" PRIu64 " kind=%u name=%s group=%" PRIu64
+               " count=%" PRIu64 " unfiltered=%d",
+               c->version, c->uid, c->kind, c->table_name, c->group_id, c->count,
+               (int)c->unfiltered);
+        if (c->kind == 2)
+            printf(" lo=%" PRId64 " hi=%" PRId64, c->ts_lo, c->ts_hi);
+        putchar('\n');
+        if (c->kind == 1 && print_block(c->block.data, c->block.len) != 0)
+            return 1;
+    }
+    sluice__changes_reply__free_unpacked(rp, NULL);
+    sl_buf_fini(&reply);
+    sl_rpc_client_close(v);
+    return 0;
+}
+
 static int cmd_status(int argc, char **argv)
 {
     if (argc < 2)
@@ -678,6 +769,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"exec", cmd_exec},       {"meta", cmd_meta},   {"write", cmd_write},
         {"delete", cmd_delete},   {"query", cmd_query}, {"changes", cmd_changes},
+        {"fchanges", cmd_fchanges},
         {"autocreate", cmd_autocreate},
         {"status", cmd_status},   {"raw", cmd_raw},
         {"snode-status", cmd_snode_status},
@@ -700,7 +792,7 @@ int main(int argc, char **argv)
                 return cmds[i].fn(argc - 2, argv + 2);
     }
     fprintf(stderr, "usage: sluice-rpc [--epoch N] exec|meta|write|autocreate|delete|query|changes|"
-                    "status|raw|snode-status|checkpoint-put|checkpoint-get ...\n"
+                    "fchanges|status|raw|snode-status|checkpoint-put|checkpoint-get ...\n"
                     "(see the comment at the top of tools/sluice-rpc.c)\n");
     return 2;
 }

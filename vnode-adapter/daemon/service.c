@@ -12,6 +12,11 @@
  * handle waits in the vgroup's poll list until a write or delete lands (sl__vn_wake_polls
  * after every commit) or its timer fires (an empty reply). The RPC layer's max_inflight
  * bounds how many can be parked.
+ *
+ * A ChangesRequest with a filter (an snode's trigger reader) is compiled once against the
+ * trigger table's schema and read through sl_vs_changes_read_filtered; a parked filtered
+ * poll keeps its filter and an internal cursor that moves past the changes it skips, so
+ * writes to other tables or slots neither wake its reader nor make it read them again.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -242,10 +247,78 @@ struct vn_poll {
     vn_poll *next;
     vn_vgroup *vg;
     sl_rpc_reply *reply;
-    uint64_t after;
+    uint64_t after;           /* filtered: advanced past changes its filter skipped */
     uint32_t max_bytes, max_entries;
+    sl_vs_cfilter *filter;    /* owned; NULL: an unfiltered read */
     uv_timer_t timer;
 };
+
+/* Answers a filtered read (see answer_changes). */
+static bool answer_filtered(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t *after,
+                            uint32_t max_bytes, uint32_t max_entries, sl_vs_cfilter *f,
+                            bool park)
+{
+    sl_vs_fchanges ch;
+    sl_error err = {0};
+    sl_error_clear(&err);
+    int rc = sl_vs_changes_read_filtered(vg->vg_vs, vg->vg_tcache, f, *after, max_bytes,
+                                         max_entries, 0, &ch, &err);
+    if (rc < 0) {
+        reply_err(reply, rc, &err);
+        return true;
+    }
+    /* Everything there was filtered out: wait on from the advanced cursor (the timeout's
+     * empty reply carries it), unless a bound stopped the read early. */
+    if (ch.n == 0 && park && !ch.more) {
+        *after = ch.last_version;
+        sl_vs_fchanges_fini(&ch);
+        return false;
+    }
+    Sluice__ChangesReply rp = SLUICE__CHANGES_REPLY__INIT;
+    Sluice__Change *cs = calloc(ch.n + 1, sizeof(*cs));
+    Sluice__Change **cp = calloc(ch.n + 1, sizeof(*cp));
+    sl_buf *bufs = calloc(ch.n + 1, sizeof(*bufs));
+    if (cs == NULL || cp == NULL || bufs == NULL)
+        rc = SL_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < ch.n; i++) {
+        const sl_vs_fchange *c = &ch.v[i];
+        sluice__change__init(&cs[i]);
+        sl_buf_init(&bufs[i]);
+        cs[i].version = c->version;
+        cs[i].uid = c->uid;
+        cs[i].kind = (uint32_t)c->kind;
+        cs[i].table_name = c->name;
+        cs[i].group_id = c->group_id;
+        cs[i].unfiltered = c->unfiltered;
+        cs[i].count = c->count;
+        if (c->kind == SL_VS_CHANGE_ROWS) {
+            rc = sl_block_encode(&c->rows, &bufs[i]);
+            cs[i].block.data = bufs[i].data;
+            cs[i].block.len = bufs[i].len;
+        } else if (c->kind == SL_VS_CHANGE_DELETE) {
+            cs[i].ts_lo = c->del_lo;
+            cs[i].ts_hi = c->del_hi;
+        }
+        cp[i] = &cs[i];
+    }
+    if (rc < 0) {
+        sl_rpc_reply_fail(reply, rc, "cannot encode changes: %s", sl_strerror(rc));
+    } else {
+        rp.n_changes = ch.n;
+        rp.changes = cp;
+        rp.last_version = ch.last_version;
+        rp.first_retained_version = sl_vstore_first_retained_version(vg->vg_vs);
+        rp.more = ch.more;
+        sl_rpc_reply_msg(reply, &rp.base);
+    }
+    for (size_t i = 0; bufs && i < ch.n; i++)
+        sl_buf_fini(&bufs[i]);
+    free(bufs);
+    free(cs);
+    free(cp);
+    sl_vs_fchanges_fini(&ch);
+    return true;
+}
 
 /* Reads changes after `after` and answers; returns false (nothing sent) when there are
  * none and park is set. */
@@ -311,7 +384,18 @@ static bool answer_changes(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t after, u
 
 static void poll_free_cb(uv_handle_t *h)
 {
-    free(h->data);
+    vn_poll *p = h->data;
+    sl_vs_cfilter_free(p->filter);
+    free(p);
+}
+
+/* Answers p (parking again when filtered and everything new was skipped and park). */
+static bool poll_answer(vn_poll *p, bool park)
+{
+    if (p->filter != NULL)
+        return answer_filtered(p->reply, p->vg, &p->after, p->max_bytes, p->max_entries,
+                               p->filter, park);
+    return answer_changes(p->reply, p->vg, p->after, p->max_bytes, p->max_entries, park);
 }
 
 /* Unlinks p from its vgroup and frees it (the timer closes asynchronously). */
@@ -331,7 +415,7 @@ static void poll_timeout(uv_timer_t *t)
 {
     vn_poll *p = t->data;
     sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
-    answer_changes(p->reply, p->vg, p->after, p->max_bytes, p->max_entries, false);
+    poll_answer(p, false);
     poll_drop(p);
 }
 
@@ -347,9 +431,9 @@ void sl__vn_wake_polls(vn_vgroup *vg)
     vn_poll *p = vg->vg_polls;
     while (p != NULL) {
         vn_poll *next = p->next;
-        if (p->after < last) {
+        /* A filtered poll whose new changes were all skipped stays parked. */
+        if (p->after < last && poll_answer(p, p->filter != NULL)) {
             sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
-            answer_changes(p->reply, vg, p->after, p->max_bytes, p->max_entries, false);
             poll_drop(p);
         }
         p = next;
@@ -366,6 +450,54 @@ void sl__vn_fail_polls(vn_vgroup *vg)
     }
 }
 
+/* Field arrays of a vstore definition's columns (owned array, borrowed names). */
+static sl_field *fields_of(const sl_vs_column *c, uint32_t n)
+{
+    sl_field *f = calloc(n + 1, sizeof(*f));
+    for (uint32_t i = 0; f != NULL && i < n; i++) {
+        f[i].name = c[i].name;
+        f[i].type = c[i].type;
+        f[i].width = c[i].width;
+    }
+    return f;
+}
+
+/* Compiles the request's filter against the trigger table's schema: a super table of the
+ * vgroup's database, or a registered child/normal table. */
+static int filter_compile(vn_vgroup *vg, const sl_vs_filter_spec *spec, sl_vs_cfilter **out,
+                          sl_error *err)
+{
+    for (int i = 0; i < vg->vg_nstables; i++) {
+        const vn_stable *st = &vg->vg_stables[i];
+        if (st->uid != spec->table_uid)
+            continue;
+        sl_table_meta m = {.kind = SL_TABLE_SUPER, .db = vg->vg_db, .name = st->name,
+                           .precision = vg->vg_prec, .ncols = st->ncols, .cols = st->cols,
+                           .ntags = st->ntags, .tags = st->tags};
+        return sl_vs_cfilter_compile(spec, &m, out, err);
+    }
+    const sl_vs_table_def *d;
+    if (sl_vstore_table_acquire(vg->vg_vs, spec->table_uid, &d, NULL) != 0)
+        return sl_error_set(err, SL_ENOTFOUND, 0, 0,
+                            "trigger table uid %" PRIu64 " is not a table of vgroup %u",
+                            spec->table_uid, vg->vg_id);
+    sl_field *cols = fields_of(d->cols, d->ncols), *tags = fields_of(d->tags, d->ntags);
+    int rc;
+    if (cols == NULL || tags == NULL) {
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    } else {
+        sl_table_meta m = {.kind = d->kind == SL_VS_TABLE_CHILD ? SL_TABLE_CHILD : SL_TABLE_NORMAL,
+                           .db = vg->vg_db, .name = d->name, .precision = d->precision,
+                           .ncols = (int)d->ncols, .cols = cols, .ntags = (int)d->ntags,
+                           .tags = tags};
+        rc = sl_vs_cfilter_compile(spec, &m, out, err);
+    }
+    free(cols);
+    free(tags);
+    sl_vstore_table_release(d);
+    return rc;
+}
+
 static void v_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
@@ -374,20 +506,47 @@ static void v_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed ChangesRequest");
         return;
     }
+    sl_vs_cfilter *filter = NULL;
     vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
+    if (vg != NULL && rq->filter != NULL) {
+        /* Compiled once per request; a parked poll keeps it. */
+        sl_vs_filter_spec spec;
+        sl_error err = {0};
+        sl_error_clear(&err);
+        int rc = sl__vn_changes_filter_decode(rq, &spec, &err);
+        if (rc == 0) {
+            rc = filter_compile(vg, &spec, &filter, &err);
+            if (rc == SL_ENOTFOUND && sl__vn_sync_now(vd, vg, NULL) == 0) {
+                /* Perhaps created on the mnode since our last sync. */
+                sl_error_clear(&err);
+                rc = filter_compile(vg, &spec, &filter, &err);
+            }
+        }
+        if (rc < 0) {
+            reply_err(reply, rc, &err);
+            vg = NULL;
+        }
+    }
     if (vg != NULL) {
         uint32_t mb, wait;
         sl__vn_changes_bounds(rq, &mb, &wait);
-        if (!answer_changes(reply, vg, rq->after_version, mb, rq->max_entries, wait > 0)) {
+        uint64_t after = rq->after_version;
+        bool answered =
+            filter != NULL
+                ? answer_filtered(reply, vg, &after, mb, rq->max_entries, filter, wait > 0)
+                : answer_changes(reply, vg, after, mb, rq->max_entries, wait > 0);
+        if (!answered) {
             vn_poll *p = calloc(1, sizeof(*p));
             if (p == NULL) {
                 sl_rpc_reply_fail(reply, SL_ENOMEM, "out of memory");
             } else {
                 p->vg = vg;
                 p->reply = reply;
-                p->after = rq->after_version;
+                p->after = after;
                 p->max_bytes = mb;
                 p->max_entries = rq->max_entries;
+                p->filter = filter;
+                filter = NULL;
                 uv_timer_init(vd->vd_loop, &p->timer);
                 p->timer.data = p;
                 uv_timer_start(&p->timer, poll_timeout, wait, 0);
@@ -397,6 +556,7 @@ static void v_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
             }
         }
     }
+    sl_vs_cfilter_free(filter);
     sluice__changes_request__free_unpacked(rq, NULL);
 }
 

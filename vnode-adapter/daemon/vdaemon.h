@@ -22,6 +22,7 @@
 
 #include "common/exec/catalog.h"
 #include "common/net/rpc.h"
+#include "vnode-adapter/storage/changes_filter.h"
 #include "vnode-adapter/storage/vstore.h"
 
 /* A super table of the vgroup's database, as last synced from the mnode. */
@@ -49,6 +50,8 @@ typedef struct vn_cursor vn_cursor;
 typedef struct vn_vgroup {
     uint32_t vg_id;
     sl_vstore *vg_vs;         /* owned */
+    sl_vs_tcache *vg_tcache;  /* owned: table metadata and group ids for filtered change
+                               * reads; told of every registration and drop */
     char vg_db[200];          /* its database ("" until the first sync) */
     sl_precision vg_prec;
     uint64_t vg_synced;       /* catalog version of the last applied sync; 0: none */

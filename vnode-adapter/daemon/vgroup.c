@@ -106,8 +106,11 @@ int sl__vn_vgroup_open(sl_vdaemon *vd, uint32_t id, sl_error *err)
     int rc = sl_vstore_open(&vg->vg_vs, dir, &o, err);
     if (rc == 0)
         rc = index_from_store(vg, err);
+    if (rc == 0 && (rc = sl_vs_tcache_open(&vg->vg_tcache, vg->vg_vs)) < 0)
+        sl_error_set(err, rc, 0, 0, "out of memory");
     if (rc < 0) {
         free_index(vg);
+        sl_vs_tcache_close(vg->vg_tcache);
         sl_vstore_close(vg->vg_vs);
         free(vg);
         return rc;
@@ -130,6 +133,7 @@ void sl__vn_vgroup_close(sl_vdaemon *vd, vn_vgroup *vg)
         }
     }
     sl_log(SL_LOG_INFO, "vnode", "vgroup closed vgroup_id=%u", vg->vg_id);
+    sl_vs_tcache_close(vg->vg_tcache);
     sl_vstore_close(vg->vg_vs);
     free_index(vg);
     free(vg);
@@ -213,6 +217,8 @@ static int put_def(vn_vgroup *vg, const Sluice__TableDef *d, sl_precision prec, 
         rc = SL_ENOMEM;
     if (rc == 0)
         rc = sl_vstore_put_table(vg->vg_vs, &def, false, err);
+    if (rc == 0)
+        sl_vs_tcache_forget(vg->vg_tcache, d->uid); /* name or tags may have changed */
     free(cols);
     free(tags);
     sl_block_fini(&tv);
@@ -269,6 +275,8 @@ int sl__vn_apply_tables(vn_vgroup *vg, const uint8_t *p, size_t n, sl_error *err
         const Sluice__TableDef *d = rp->tables[i];
         if (d->dropped) {
             ntb = tb_remove(tb, ntb, d->uid);
+            /* Its retained change-log entries still need its group (filtered reads). */
+            sl_vs_tcache_note_drop(vg->vg_tcache, d->uid);
             if (sl_vstore_drop_table(vg->vg_vs, d->uid, true, NULL, NULL) == 0)
                 sl_log(SL_LOG_INFO, "vnode", "dropped table vgroup_id=%u uid=%" PRIu64,
                        vg->vg_id, d->uid);
@@ -319,6 +327,7 @@ int sl__vn_apply_tables(vn_vgroup *vg, const uint8_t *p, size_t n, sl_error *err
                 continue;
             sl_log(SL_LOG_INFO, "vnode", "dropping table vgroup_id=%u uid=%" PRIu64, vg->vg_id,
                    uids[i]);
+            sl_vs_tcache_note_drop(vg->vg_tcache, uids[i]);
             sl_vstore_drop_table(vg->vg_vs, uids[i], true, NULL, NULL);
         }
         free(uids);

@@ -49,6 +49,45 @@ void sl__vn_changes_bounds(const Sluice__ChangesRequest *rq, uint32_t *max_bytes
     *wait_ms = rq->wait_ms > VN_CHANGES_MAX_WAIT_MS ? VN_CHANGES_MAX_WAIT_MS : rq->wait_ms;
 }
 
+int sl__vn_changes_filter_decode(const Sluice__ChangesRequest *rq, sl_vs_filter_spec *spec,
+                                 sl_error *err)
+{
+    const Sluice__ChangesFilter *f = rq->filter;
+    memset(spec, 0, sizeof(*spec));
+    if (f->table_uid == 0)
+        return sl_error_set(err, SL_EINVAL, 0, 0, "change filter: table_uid is 0");
+    if (f->n_group_items > SL_VS_FILTER_MAX_GROUP)
+        return sl_error_set(err, SL_ELIMIT, 0, 0, "change filter: %zu group items (at most %u)",
+                            f->n_group_items, SL_VS_FILTER_MAX_GROUP);
+    if (f->nslots > SL_VS_FILTER_MAX_SLOTS)
+        return sl_error_set(err, SL_ELIMIT, 0, 0, "change filter: %u slots (at most %u)",
+                            f->nslots, SL_VS_FILTER_MAX_SLOTS);
+    if (f->slots.len != (f->nslots + 7u) / 8u)
+        return sl_error_set(err, SL_EINVAL, 0, 0,
+                            "change filter: slot bitmap of %zu bytes for %u slots (needs %u)",
+                            f->slots.len, f->nslots, (f->nslots + 7u) / 8u);
+    if (f->n_proj > SL_VS_FILTER_MAX_PROJ)
+        return sl_error_set(err, SL_ELIMIT, 0, 0,
+                            "change filter: %zu projection entries (at most %u)", f->n_proj,
+                            SL_VS_FILTER_MAX_PROJ);
+    size_t tl = f->pre_filter != NULL ? strlen(f->pre_filter) : 0;
+    if (tl > SL_VS_FILTER_MAX_TEXT)
+        return sl_error_set(err, SL_ELIMIT, 0, 0,
+                            "change filter: PRE_FILTER of %zu bytes (at most %u)", tl,
+                            SL_VS_FILTER_MAX_TEXT);
+    spec->table_uid = f->table_uid;
+    spec->ngroup = (uint32_t)f->n_group_items;
+    spec->group = f->group_items;
+    spec->nslots = f->nslots;
+    spec->slots = f->slots.data;
+    spec->slots_len = f->slots.len;
+    spec->nproj = (uint32_t)f->n_proj;
+    spec->proj = f->proj;
+    spec->pre_filter = tl ? f->pre_filter : NULL;
+    spec->pre_filter_len = tl;
+    return 0;
+}
+
 int sl__vn_query_parse(const Sluice__QueryRequest *rq, sl_parse_result **out, sl_error *err)
 {
     sl_parse_result *pr = NULL;

@@ -15,6 +15,7 @@
 #include "common/types/block.h"
 #include "common/util/buf.h"
 #include "common/util/error.h"
+#include "vnode-adapter/storage/changes_filter.h"
 #include "vnode-adapter/storage/vstore.h"
 #include "vnode.pb-c.h"
 
@@ -46,6 +47,17 @@ void sl__vn_write_fini(vn_write *w);
  * VN_CHANGES_MAX_BYTES (0 also meaning the maximum) and VN_CHANGES_MAX_WAIT_MS. */
 void sl__vn_changes_bounds(const Sluice__ChangesRequest *rq, uint32_t *max_bytes,
                            uint32_t *wait_ms);
+
+/*
+ * Checks the bounds of a ChangesRequest's filter (borrowed; rq->filter not NULL) and fills
+ * *spec with views of it (valid while rq is): group items <= SL_VS_FILTER_MAX_GROUP, nslots
+ * <= SL_VS_FILTER_MAX_SLOTS with a bitmap of exactly ceil(nslots/8) bytes, projection <=
+ * SL_VS_FILTER_MAX_PROJ entries, PRE_FILTER text <= SL_VS_FILTER_MAX_TEXT bytes, table uid
+ * not 0. Returns 0, or SL_EINVAL / SL_ELIMIT with err naming the field. Nothing is
+ * allocated; the schema checks happen when the filter is compiled (sl_vs_cfilter_compile).
+ */
+int sl__vn_changes_filter_decode(const Sluice__ChangesRequest *rq, sl_vs_filter_spec *spec,
+                                 sl_error *err);
 
 /*
  * Parses the SQL of a QueryRequest (borrowed) and checks that it is exactly one SELECT.

@@ -167,6 +167,37 @@ static int read_entry(sl_vstore *vs, const sl_kv_snapshot *snap, const void *p, 
 int sl_vstore_changes_read(sl_vstore *vs, uint64_t after_version, size_t max_bytes,
                            size_t max_entries, sl_vs_changes *out, sl_error *err)
 {
+    return sl_vstore_changes_read_hook(vs, after_version, max_bytes, max_entries, NULL, out, err);
+}
+
+/* The kind and table of an entry, from its first bytes (nothing decoded, nothing fetched). */
+static int peek_entry(const void *p, size_t n, uint64_t *uid, sl_vs_change_kind *kind,
+                      sl_error *err)
+{
+    sl_reader r;
+    uint8_t k;
+    sl_reader_init(&r, p, n);
+    if (sl_reader_u8(&r, &k) != 0 || sl_reader_varu(&r, uid) != 0 || k < SL_VS_CHANGE_ROWS ||
+        k > SL_VS_CHANGE_DROP_TABLE)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0, "vstore: damaged change-log entry header");
+    *kind = (sl_vs_change_kind)k;
+    return 0;
+}
+
+/* Drops the entries of out from index n on (a version taken back). */
+static void changes_truncate(sl_vs_changes *out, size_t n)
+{
+    for (size_t i = n; i < out->n; i++) {
+        sl_block_fini(&out->v[i].rows);
+        free(out->v[i].row_kinds);
+    }
+    out->n = n;
+}
+
+int sl_vstore_changes_read_hook(sl_vstore *vs, uint64_t after_version, size_t max_bytes,
+                                size_t max_entries, const sl_vs_changes_hook *hook,
+                                sl_vs_changes *out, sl_error *err)
+{
     memset(out, 0, sizeof(*out));
     out->last_version = after_version;
     sl_vs_snapshot *snap;
@@ -211,6 +242,11 @@ int sl_vstore_changes_read(sl_vstore *vs, uint64_t after_version, size_t max_byt
         goto out;
     size_t cap = 0, bytes = 0;
     uint64_t cur = 0;
+    /* Filtered reads (hook): the version being read started at entry ver_n / byte
+     * ver_bytes of out; examined counts entries looked at, kept or not. */
+    size_t ver_n = 0, ver_bytes = 0, examined = 0;
+    size_t max_scan = hook == NULL ? 0 : hook->max_scan ? hook->max_scan : SL_VS_SCAN_DEFAULT;
+    bool ended = true;
     for (sl_kv_iter_first(it); sl_kv_iter_valid(it); sl_kv_iter_next(it)) {
         size_t kl, vl;
         const uint8_t *k = sl_kv_iter_key(it, &kl);
@@ -220,6 +256,58 @@ int sl_vstore_changes_read(sl_vstore *vs, uint64_t after_version, size_t max_byt
             goto out;
         }
         uint64_t ver = sl_key_dec_u64(k + 1);
+        if (hook != NULL) {
+            /* Whole versions only, as unfiltered; the size of what a version keeps is only
+             * known once it is read, so a version that takes the result past a bound is
+             * read and then taken back. Skipped entries cost a key and a header. */
+            if (ver != cur) {
+                if (cur != 0)
+                    out->last_version = cur; /* every entry of cur was examined */
+                if (cur != 0 && examined >= max_scan) {
+                    out->more = true;
+                    ended = false;
+                    break;
+                }
+                cur = ver;
+                ver_n = out->n;
+                ver_bytes = bytes;
+            }
+            examined++;
+            uint64_t uid = 0;
+            sl_vs_change_kind kind = SL_VS_CHANGE_ROWS;
+            if ((rc = peek_entry(v, vl, &uid, &kind, err)) != 0)
+                goto out;
+            int keep = hook->keep(hook->ud, uid, kind, err);
+            if (keep < 0) {
+                rc = keep;
+                goto out;
+            }
+            if (keep == 0)
+                continue;
+            if (out->n == cap) {
+                size_t ncap = cap ? 2 * cap : 16;
+                sl_vs_change *nvv = realloc(out->v, ncap * sizeof(*nvv));
+                if (nvv == NULL) {
+                    rc = sl__vs_fail(err, SL_ENOMEM, "changes read");
+                    goto out;
+                }
+                out->v = nvv;
+                cap = ncap;
+            }
+            rc = read_entry(vs, snap->sn_kv, v, vl, ver, &out->v[out->n], &tmp, &bytes, err);
+            out->n++;
+            if (rc != 0)
+                goto out;
+            if (ver_n > 0 && ((max_entries != 0 && out->n > max_entries) ||
+                              (max_bytes != 0 && bytes > max_bytes))) {
+                changes_truncate(out, ver_n);
+                bytes = ver_bytes;
+                out->more = true;
+                ended = false;
+                break;
+            }
+            continue;
+        }
         if (ver != cur) {
             /* A new version: take it whole or stop before it. */
             vs_log_sum sum;
@@ -252,6 +340,9 @@ int sl_vstore_changes_read(sl_vstore *vs, uint64_t after_version, size_t max_byt
         out->last_version = ver;
     }
     rc = sl_kv_iter_status(it, err);
+    /* A filtered read that ran to the end examined every version of the snapshot. */
+    if (rc == 0 && hook != NULL && ended)
+        out->last_version = snap->sn_version;
 out:
     sl_kv_iter_close(it);
     sl_buf_fini(&tmp);

@@ -366,6 +366,38 @@ typedef struct sl_vs_changes {
 int sl_vstore_changes_read(sl_vstore *vs, uint64_t after_version, size_t max_bytes,
                            size_t max_entries, sl_vs_changes *out, sl_error *err);
 
+/* Most entries a filtered read examines (kept or skipped) unless the hook says otherwise. */
+#define SL_VS_SCAN_DEFAULT 65536
+
+/* What a filtered change-log read keeps (sl_vstore_changes_read_hook). */
+typedef struct sl_vs_changes_hook {
+    /*
+     * Called for every entry, with its table and kind only, before its rows are fetched or
+     * decoded. Returns 1 to keep the entry, 0 to skip it, or a negative sl_err code (with
+     * err set) that fails the read. Runs on the reading thread; must not call writer
+     * functions.
+     */
+    int (*keep)(void *ud, uint64_t uid, sl_vs_change_kind kind, sl_error *err);
+    void *ud;
+    size_t max_scan; /* most entries examined per read (at version boundaries); 0: default */
+} sl_vs_changes_hook;
+
+/*
+ * sl_vstore_changes_read with an entry filter: `hook` (borrowed; NULL: exactly
+ * sl_vstore_changes_read) decides per entry whether it is returned. Skipped entries are
+ * neither fetched nor decoded and count toward neither bound; max_bytes and max_entries
+ * bound the kept entries (whole versions: a version that would take a non-empty result
+ * past a bound is left for the next read, with more set). The read also stops at the
+ * first version boundary after max_scan examined entries (more set). last_version is the
+ * newest version whose entries were all examined, kept or not - the snapshot's version
+ * when the read reached the end of the log - so a read whose entries were all skipped
+ * still moves the cursor on (n == 0, last_version > after_version). Errors as
+ * sl_vstore_changes_read, plus the hook's.
+ */
+int sl_vstore_changes_read_hook(sl_vstore *vs, uint64_t after_version, size_t max_bytes,
+                                size_t max_entries, const sl_vs_changes_hook *hook,
+                                sl_vs_changes *out, sl_error *err);
+
 /* Frees what a result owns and zeroes it (NULL-safe). */
 void sl_vs_changes_fini(sl_vs_changes *c);
 
