@@ -835,6 +835,9 @@ static int cmd_query(int argc, char **argv)
 /* bench/placement_bench.c */
 int bench_placement(int argc, char **argv);
 
+/* bench/trigger_bench.c */
+int cmd_trigger(int argc, char **argv);
+
 static const struct bench_cmd {
     const char *name;
     const char *help;
@@ -846,6 +849,8 @@ static const struct bench_cmd {
      .run = cmd_insert},
     {.name = "query", .help = "full-range PARTITION BY tbname INTERVAL(1m) scan through a cluster",
      .run = cmd_query},
+    {.name = "trigger", .help = "rows/s through the trigger engine, INTERVAL(1m) over 10k groups",
+     .run = cmd_trigger},
     {.name = "placement",
      .help = "rendezvous placement of 10,000 streams x 256 slots on 100 snodes; join/death moves",
      .run = bench_placement},

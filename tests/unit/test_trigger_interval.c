@@ -1,0 +1,396 @@
+/*
+ * test_trigger_interval.c - INTERVAL/SLIDING triggers of the trigger engine and the
+ * options that apply to them: hand-written rows and the exact events the spec and
+ * semantics.md (rules 1, 2, 3, 8) call for. Times in the expectations are seconds.
+ */
+#include "test_trigger_util.h"
+
+#define OC "EVENT_TYPE(WINDOW_OPEN|WINDOW_CLOSE)"
+
+static void tumbling_close_only(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1");
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)20);
+    th_expect(&h, "");
+    th_ts(&h, 0, 1, (int64_t)70);
+    th_expect(&h, "CLOSE 0 60 2\n");
+    th_close(&h);
+}
+
+static void tumbling_open_close(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 STREAM_OPTIONS(" OC ")");
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)20);
+    th_expect(&h, "OPEN 0\n");
+    th_ts(&h, 0, 1, (int64_t)70);
+    th_expect(&h, "CLOSE 0 60 2\nOPEN 60\n");
+    /* open and close of one window share the trigger id; the next window has another */
+    assert_int_equal(h.ids[0], h.ids[1]);
+    assert_true(h.ids[2] != h.ids[1]);
+    assert_int_equal(h.ids[0], sl_trig_id(7, 0, 0, SL_TRIG_IDC_WINDOW, -1));
+    th_close(&h);
+}
+
+/* Rule 8: windows between data with no rows still trigger (flagged NO_DATA). */
+static void empty_windows(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 STREAM_OPTIONS(" OC ")");
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)200);
+    th_expect(&h, "OPEN 0\nCLOSE 0 60 1\nOPEN 60\nCLOSE 60 120 0\nOPEN 120\nCLOSE 120 180 0\n"
+                  "OPEN 180\n");
+    assert_true(h.flags[3] & SL_TRIG_F_NO_DATA);
+    assert_false(h.flags[1] & SL_TRIG_F_NO_DATA);
+    th_close(&h);
+}
+
+static void ignore_nodata(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 STREAM_OPTIONS(" OC
+                "|IGNORE_NODATA_TRIGGER)");
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)200);
+    th_expect(&h, "OPEN 0\nCLOSE 0 60 1\nOPEN 180\n");
+    /* a late row in an empty, already closed window: it now has data */
+    th_ts(&h, 0, 1, (int64_t)70);
+    th_expect(&h, "OPEN 60\nCLOSE 60 120 1\n");
+    th_close(&h);
+}
+
+/* A row exactly on a boundary belongs to the next window and closes the previous one. */
+static void edge_exact(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1");
+    trow r[] = {{.ts = 0}, {.ts = 59999}, {.ts = 60000}, {.ts = 119999}};
+    sl_error err;
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(th_feed_raw(&h, 0, &r[i], 1, true, &err), 0);
+    th_expect(&h, "");
+    assert_int_equal(th_feed_raw(&h, 0, &r[2], 1, true, &err), 0);
+    th_expect(&h, "CLOSE 0 60 2\n");
+    assert_int_equal(th_feed_raw(&h, 0, &r[3], 1, true, &err), 0);
+    th_expect(&h, "");
+    th_close(&h);
+}
+
+static void sliding_overlap(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(30s) FROM t1 STREAM_OPTIONS(" OC ")");
+    th_ts(&h, 0, 1, (int64_t)10);
+    th_expect(&h, "OPEN -30\nOPEN 0\n");
+    th_ts(&h, 0, 1, (int64_t)65);
+    th_expect(&h, "CLOSE -30 30 1\nOPEN 30\nCLOSE 0 60 1\nOPEN 60\n");
+    th_ts(&h, 0, 1, (int64_t)90);
+    th_expect(&h, "CLOSE 30 90 1\nOPEN 90\n");
+    th_close(&h);
+}
+
+static void offsets(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s, 10s) SLIDING(60s) FROM t1");
+    th_ts(&h, 0, 3, (int64_t)5, (int64_t)15, (int64_t)75);
+    th_expect(&h, "CLOSE -50 10 1\nCLOSE 10 70 1\n");
+    th_close(&h);
+}
+
+/* Rule 2 with WATERMARK(10s): a window closes once max ts - 10s reaches its end. */
+static void watermark(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                "STREAM_OPTIONS(WATERMARK(10s))");
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)65);
+    th_expect(&h, "");
+    /* inside the watermark: still in order, counts in [0,60) */
+    th_ts(&h, 0, 1, (int64_t)50);
+    th_expect(&h, "");
+    th_ts(&h, 0, 1, (int64_t)71);
+    th_expect(&h, "CLOSE 0 60 2\n");
+    th_close(&h);
+}
+
+static void out_of_order_and_updates(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1");
+    th_ts(&h, 0, 3, (int64_t)10, (int64_t)70, (int64_t)130);
+    th_expect(&h, "CLOSE 0 60 1\nCLOSE 60 120 1\n");
+    th_ts(&h, 0, 1, (int64_t)20);
+    th_expect(&h, "INV 0 60 1\nCLOSE 0 60 2\n");
+    assert_int_equal(h.ids[2], h.ids[3]);
+    assert_int_equal(h.ids[2], h.ids[0]);
+    assert_true(h.flags[2] & SL_TRIG_F_RECALC);
+    assert_true(h.flags[3] & SL_TRIG_F_RECALC);
+    /* late row in the open window: nothing to invalidate */
+    th_ts(&h, 0, 1, (int64_t)125);
+    th_expect(&h, "");
+    /* an update of an emitted window: same bounds and count, new result */
+    trow u = {.ts = 70, .v = 5, .kind = SL_TRIG_ROW_UPDATE};
+    th_feed(&h, 0, &u, 1);
+    th_expect(&h, "INV 60 120 1\nCLOSE 60 120 1\n");
+    /* a duplicate insert is an update */
+    th_ts(&h, 0, 1, (int64_t)10);
+    th_expect(&h, "INV 0 60 2\nCLOSE 0 60 2\n");
+    th_ts(&h, 0, 1, (int64_t)190);
+    th_expect(&h, "CLOSE 120 180 2\n");
+    th_close(&h);
+}
+
+static void ignore_disorder(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                "STREAM_OPTIONS(IGNORE_DISORDER)");
+    th_ts(&h, 0, 3, (int64_t)10, (int64_t)70, (int64_t)20);
+    th_expect(&h, "CLOSE 0 60 1\n");
+    trow u = {.ts = 10, .v = 5, .kind = SL_TRIG_ROW_UPDATE};
+    th_feed(&h, 0, &u, 1);
+    th_ts(&h, 0, 1, (int64_t)130);
+    th_expect(&h, "CLOSE 60 120 1\n");
+    th_close(&h);
+}
+
+static void deletes(void **state)
+{
+    th h;
+    /* without DELETE_RECALC deletes are ignored */
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1");
+    th_ts(&h, 0, 3, (int64_t)10, (int64_t)70, (int64_t)130);
+    th_expect(&h, "CLOSE 0 60 1\nCLOSE 60 120 1\n");
+    trow d = {.ts = 70, .kind = SL_TRIG_ROW_DELETE};
+    th_feed(&h, 0, &d, 1);
+    th_del(&h, 0, 0, 100);
+    th_expect(&h, "");
+    th_close(&h);
+
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 STREAM_OPTIONS(DELETE_RECALC)");
+    th_ts(&h, 0, 4, (int64_t)10, (int64_t)20, (int64_t)70, (int64_t)130);
+    th_expect(&h, "CLOSE 0 60 2\nCLOSE 60 120 1\n");
+    th_feed(&h, 0, &d, 1);
+    th_expect(&h, "INV 60 120 1\nCLOSE 60 120 0\n");
+    /* deleting a row that does not exist changes nothing */
+    th_feed(&h, 0, &d, 1);
+    th_expect(&h, "");
+    th_del(&h, 0, 15, 135);
+    th_expect(&h, "INV 0 60 2\nCLOSE 0 60 1\n");
+    /* the open window lost its row: it closes empty */
+    th_ts(&h, 0, 1, (int64_t)200);
+    th_expect(&h, "CLOSE 120 180 0\n");
+    th_close(&h);
+
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                "STREAM_OPTIONS(DELETE_RECALC|IGNORE_NODATA_TRIGGER)");
+    th_ts(&h, 0, 2, (int64_t)70, (int64_t)130);
+    th_expect(&h, "CLOSE 60 120 1\n");
+    th_feed(&h, 0, &d, 1);
+    th_expect(&h, "INV 60 120 1\n");
+    th_close(&h);
+}
+
+static void expired(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                "STREAM_OPTIONS(EXPIRED_TIME(60s))");
+    th_ts(&h, 0, 3, (int64_t)10, (int64_t)70, (int64_t)130);
+    th_expect(&h, "CLOSE 0 60 1\nCLOSE 60 120 1\n");
+    th_ts(&h, 0, 1, (int64_t)20); /* older than 130 - 60 */
+    th_expect(&h, "");
+    th_ts(&h, 0, 1, (int64_t)75);
+    th_expect(&h, "INV 60 120 1\nCLOSE 60 120 2\n");
+    sl_trig_stats st;
+    sl_trig_get_stats(h.t, &st);
+    assert_int_equal(st.rows_ignored, 1);
+    th_close(&h);
+}
+
+static void pre_filter_and_flags(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                "STREAM_OPTIONS(PRE_FILTER(v > 0 AND tg = 2)|LOW_LATENCY_CALC|FORCE_OUTPUT)");
+    h.tag = 2;
+    trow r[] = {{.ts = 10, .v = 1}, {.ts = 20, .v = 0}, {.ts = 30, .v = TH_NULL},
+                {.ts = 40, .v = 3}, {.ts = 90, .v = -1}};
+    th_feed(&h, 0, r, 5);
+    th_expect(&h, ""); /* the row at 90 was filtered: no watermark progress */
+    trow r2[] = {{.ts = 95, .v = 1}};
+    th_feed(&h, 0, r2, 1);
+    th_expect(&h, "CLOSE 0 60 2\n");
+    assert_true(h.flags[0] & SL_TRIG_F_LOW_LATENCY);
+    assert_true(h.flags[0] & SL_TRIG_F_FORCE_OUTPUT);
+    assert_false(h.flags[0] & SL_TRIG_F_CALC_NOTIFY_ONLY);
+    /* another tag: all filtered */
+    h.tag = 3;
+    trow r3[] = {{.ts = 200, .v = 1}};
+    th_feed(&h, 0, r3, 1);
+    th_expect(&h, "");
+    sl_trig_stats st;
+    sl_trig_get_stats(h.t, &st);
+    assert_int_equal(st.rows_filtered, 4);
+    assert_string_equal(h.last.trigger_type, "Interval");
+    th_close(&h);
+}
+
+static void groups_independent(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 PARTITION BY tbname");
+    th_ts(&h, 1, 2, (int64_t)10, (int64_t)70);
+    th_ts(&h, 2, 1, (int64_t)100);
+    th_expect(&h, "CLOSE 0 60 1 g1\n");
+    th_ts(&h, 2, 1, (int64_t)130);
+    th_expect(&h, "CLOSE 60 120 1 g2\n");
+    assert_int_equal(h.ids[1], sl_trig_id(7, 2, 60000, SL_TRIG_IDC_WINDOW, -1));
+    th_close(&h);
+}
+
+static void max_delay(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 STREAM_OPTIONS(MAX_DELAY(3s))");
+    const int64_t S = 1000000000LL;
+    th_ts(&h, 0, 1, (int64_t)10);
+    h.mono = 3 * S - 1;
+    th_tick(&h);
+    th_expect(&h, "");
+    h.mono = 3 * S;
+    th_tick(&h);
+    th_expect(&h, "MAXD 0 60 1\n");
+    th_ts(&h, 0, 1, (int64_t)20);
+    h.busy = true;
+    h.mono = 6 * S;
+    th_tick(&h);
+    th_expect(&h, "");
+    h.busy = false;
+    h.mono = 7 * S;
+    th_tick(&h);
+    th_expect(&h, "");
+    h.mono = 9 * S;
+    th_tick(&h);
+    th_expect(&h, "MAXD 0 60 2\n");
+    assert_int_equal(sl_trig_next_tick_ns(h.t), 12 * S);
+    /* a new window restarts the delay from its opening */
+    h.mono = 10 * S;
+    th_ts(&h, 0, 1, (int64_t)70);
+    th_expect(&h, "CLOSE 0 60 2\n");
+    h.mono = 12 * S;
+    th_tick(&h);
+    th_expect(&h, "");
+    h.mono = 13 * S;
+    th_tick(&h);
+    th_expect(&h, "MAXD 60 120 1\n");
+    th_close(&h);
+}
+
+static void idle_resume(void **state)
+{
+    th h;
+    const int64_t S = 1000000000LL;
+    h.wall = 100 * S;
+    h.mono = 100 * S;
+    th_open_opts(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 PARTITION BY tbname "
+                     "STREAM_OPTIONS(IDLE_TIMEOUT(10s)|EVENT_TYPE(IDLE|RESUME))",
+                 SL_PREC_MS, NULL);
+    th_ts(&h, 1, 1, (int64_t)10);
+    h.wall += 10 * S;
+    h.mono += 10 * S;
+    th_tick(&h);
+    th_expect(&h, "");
+    h.wall += 1000000;
+    h.mono += 1000000;
+    th_tick(&h);
+    th_expect(&h, "IDLE 100 110.001 10001ms g1\n");
+    th_tick(&h);
+    th_expect(&h, ""); /* once */
+    h.wall = 130 * S;
+    h.mono = 130 * S;
+    th_ts(&h, 1, 1, (int64_t)75); /* closes [0,60), but WINDOW_CLOSE is not selected */
+    th_expect(&h, "RESUME 100 130 30000ms g1\n");
+    assert_int_equal(h.ids[0], h.ids[1]);
+    /* the next idle cycle has another id */
+    h.wall = h.mono = 150 * S;
+    th_tick(&h);
+    th_expect(&h, "IDLE 130 150 20000ms g1\n");
+    assert_true(h.ids[2] != h.ids[0]);
+    th_close(&h);
+}
+
+static void sliding_trigger(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s SLIDING(60s) FROM t1");
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)70);
+    th_expect(&h, "ONTIME 0 60 120\n");
+    th_ts(&h, 0, 1, (int64_t)200);
+    th_expect(&h, "ONTIME 60 120 180\nONTIME 120 180 240\n");
+    assert_int_equal(h.ids[0], sl_trig_id(7, 0, 60000, SL_TRIG_IDC_ON_TIME, -1));
+    assert_string_equal(h.last.trigger_type, "Sliding");
+    th_close(&h);
+
+    th_open(&h, "CREATE STREAM s SLIDING(60s, 10s) FROM t1 STREAM_OPTIONS(IGNORE_NODATA_TRIGGER)");
+    th_ts(&h, 0, 3, (int64_t)5, (int64_t)70, (int64_t)200);
+    th_expect(&h, "ONTIME -50 10 70\nONTIME 70 130 190\n");
+    th_close(&h);
+}
+
+static void options_passthrough(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                "STREAM_OPTIONS(FILL_HISTORY_FIRST('2025-01-01 00:00:00')|CALC_NOTIFY_ONLY)");
+    int64_t start = 0;
+    bool first = false;
+    assert_true(sl_trig_def_fill_history(h.def, &start, &first));
+    assert_int_equal(start, 1735689600000LL);
+    assert_true(first);
+    assert_int_equal(sl_trig_def_events(h.def), SL_EVT_WINDOW_CLOSE);
+    assert_int_equal(sl_trig_def_kind(h.def), SL_TRIG_INTERVAL);
+    /* a batch marked as history flags its events */
+    sl_block b;
+    sl_block_init(&b);
+    sl_block_add_column(&b, SL_T_TIMESTAMP, 0);
+    sl_column_append_i64(&b.cols[0], 10000);
+    sl_column_append_i64(&b.cols[0], 70000);
+    sl_block_seal(&b);
+    uint64_t versions[] = {41, 42};
+    sl_trig_input in = {.group_id = 0, .rows = &b, .versions = versions, .history = true};
+    sl_trig_sink s = th_sink(&h);
+    sl_error err;
+    assert_int_equal(sl_trig_feed(h.t, &in, &s, &err), 0);
+    th_expect(&h, "CLOSE 0 60 1\n");
+    assert_true(h.flags[0] & SL_TRIG_F_HISTORY);
+    assert_true(h.flags[0] & SL_TRIG_F_CALC_NOTIFY_ONLY);
+    assert_false(h.flags[0] & SL_TRIG_F_LOW_LATENCY);
+    assert_int_equal(h.last.version_hi, 42);
+    assert_int_equal(h.last.rows_lo, 0);
+    assert_int_equal(h.last.rows_hi, 59999);
+    sl_block_fini(&b);
+    th_close(&h);
+    /* without FILL_HISTORY */
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1");
+    assert_false(sl_trig_def_fill_history(h.def, &start, &first));
+    assert_int_equal(start, INT64_MIN);
+    th_close(&h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tumbling_close_only), cmocka_unit_test(tumbling_open_close),
+        cmocka_unit_test(empty_windows),       cmocka_unit_test(ignore_nodata),
+        cmocka_unit_test(edge_exact),          cmocka_unit_test(sliding_overlap),
+        cmocka_unit_test(offsets),             cmocka_unit_test(watermark),
+        cmocka_unit_test(out_of_order_and_updates), cmocka_unit_test(ignore_disorder),
+        cmocka_unit_test(deletes),             cmocka_unit_test(expired),
+        cmocka_unit_test(pre_filter_and_flags), cmocka_unit_test(groups_independent),
+        cmocka_unit_test(max_delay),           cmocka_unit_test(idle_resume),
+        cmocka_unit_test(sliding_trigger),     cmocka_unit_test(options_passthrough),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
