@@ -130,6 +130,8 @@ static void meta_free(sl__meta *m)
     free(m->m_cols);
     free(m->m_tags);
     sl_block_fini(&m->m_tagvals);
+    free(m->m_info_ids);
+    free(m->m_info_addrs);
     free(m->m_vg.vg_addr);
     for (int i = 0; i < m->m_nvg; i++)
         free(m->m_vgs[i].vg_addr);
@@ -278,6 +280,42 @@ int sl__meta_get(sl_conn *c, const char *db, const char *name, sl__meta **out, s
     rc = sl__meta_add_pb(c, rep->meta, out, err);
     sluice__table_meta_reply__free_unpacked(rep, NULL);
     return rc;
+}
+
+int sl_table_info_get(sl_conn *c, const char *db, const char *name, sl_table_info *out,
+                      sl_error *err)
+{
+    sl__meta *m;
+    int rc = sl__meta_get(c, db, name, &m, err);
+    if (rc < 0)
+        return rc;
+    bool super = m->m_tm.kind == SL_TABLE_SUPER;
+    int n = super ? m->m_nvg : 1;
+    if (m->m_info_ids == NULL) {
+        m->m_info_ids = calloc((size_t)(n > 0 ? n : 1), sizeof(*m->m_info_ids));
+        m->m_info_addrs = calloc((size_t)(n > 0 ? n : 1), sizeof(*m->m_info_addrs));
+        if (m->m_info_ids == NULL || m->m_info_addrs == NULL) {
+            free(m->m_info_ids);
+            free(m->m_info_addrs);
+            m->m_info_ids = NULL;
+            m->m_info_addrs = NULL;
+            return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        }
+        for (int i = 0; i < n; i++) {
+            const sl__vgroup *vg = super ? &m->m_vgs[i] : &m->m_vg;
+            m->m_info_ids[i] = vg->vg_id;
+            m->m_info_addrs[i] = vg->vg_addr;
+        }
+    }
+    memset(out, 0, sizeof(*out));
+    out->meta = m->m_tm;
+    out->uid = m->m_uid;
+    out->stable_uid = m->m_stable_uid;
+    out->tagvals = m->m_tm.kind == SL_TABLE_CHILD ? &m->m_tagvals : NULL;
+    out->nvgroups = n;
+    out->vgroup_ids = m->m_info_ids;
+    out->vnode_addrs = m->m_info_addrs;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- databases */

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/exec/catalog.h"
 #include "common/exec/result.h"
 #include "common/types/block.h"
 #include "common/types/value.h"
@@ -90,6 +91,26 @@ int sl_insert_block(sl_conn *c, const char *db, const char *table, const sl_bloc
  * Queries are never fenced.
  */
 void sl_conn_set_epoch(sl_conn *c, uint64_t epoch);
+
+/* A table as a stream node sees it (sl_table_info_get). */
+typedef struct sl_table_info {
+    sl_table_meta meta;       /* schema, as the planner sees it */
+    uint64_t uid;             /* the table's uid */
+    uint64_t stable_uid;      /* child: its super table's uid; else 0 */
+    const sl_block *tagvals;  /* child: one row of its tag values; else NULL */
+    int nvgroups;             /* child/normal: 1 (its vgroup); super: every vgroup of the db */
+    const uint32_t *vgroup_ids;      /* nvgroups ids */
+    const char *const *vnode_addrs;  /* nvgroups addresses (tcp://host:port) */
+} sl_table_info;
+
+/*
+ * Looks table db.name up (db NULL: the current database) through the connection's
+ * metadata cache. Returns 0 and *out - pointers valid until the cache changes
+ * (sl_conn_flush_meta, DDL on this connection, sl_close) - or SL_ENOTFOUND / the mnode's
+ * error.
+ */
+int sl_table_info_get(sl_conn *c, const char *db, const char *name, sl_table_info *out,
+                      sl_error *err);
 
 /* Counters of one connection, for tests and diagnostics. */
 typedef struct sl_conn_stats {

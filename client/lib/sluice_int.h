@@ -38,6 +38,8 @@ typedef struct sl__meta {
     sl__vgroup m_vg;         /* child/normal: where it lives */
     int m_nvg;               /* super: every vgroup of the database */
     sl__vgroup *m_vgs;
+    uint32_t *m_info_ids;    /* sl_table_info views of m_vg/m_vgs (owned, made on demand) */
+    const char **m_info_addrs;
 } sl__meta;
 
 /* One cached database. */

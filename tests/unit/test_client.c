@@ -1077,6 +1077,29 @@ static void test_insert_block(void **state)
     sl_error_clear(&err);
     assert_int_equal(sl_insert_block(c, "db", "nosuch", &b, &err), SL_ENOTFOUND);
     sl_block_fini(&b);
+
+    /* sl_table_info_get: a child lives in one vgroup, the super table spans every vgroup.
+     * (The fake mnode sends no tag values; the cluster tests read real ones.) */
+    sl_table_info ti;
+    sl_error_clear(&err);
+    assert_int_equal(sl_table_info_get(c, "db", "d4", &ti, &err), 0);
+    assert_int_equal(ti.meta.kind, SL_TABLE_CHILD);
+    assert_int_equal(ti.meta.ncols, 4);
+    assert_int_equal(ti.meta.ntags, 2);
+    assert_int_equal(ti.nvgroups, 1);
+    assert_int_equal(ti.vgroup_ids[0], place("d4"));
+    assert_non_null(ti.vnode_addrs[0]);
+    assert_non_null(ti.tagvals);
+    uint64_t child_uid = ti.uid;
+    assert_true(child_uid != 0);
+    assert_int_equal(sl_table_info_get(c, "db", "m", &ti, &err), 0);
+    assert_int_equal(ti.meta.kind, SL_TABLE_SUPER);
+    assert_true(ti.uid != 0 && ti.uid != child_uid);
+    assert_int_equal(ti.nvgroups, NVG);
+    assert_null(ti.tagvals);
+    assert_true(ti.vgroup_ids[0] != ti.vgroup_ids[1]);
+    sl_error_clear(&err);
+    assert_int_equal(sl_table_info_get(c, "db", "nosuch", &ti, &err), SL_ENOTFOUND);
     sl_close(c);
 }
 
