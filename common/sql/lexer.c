@@ -2,7 +2,7 @@
  * lexer.c - SQL text to tokens; see lexer.h.
  *
  * A hand-written scanner over bytes. Identifiers are ASCII letters, digits and '_' not
- * starting with a digit; `backquoted` names may hold any byte except a lone backquote
+ * starting with a digit; `backquoted` names may hold any byte except NUL and a lone backquote
  * (`` stands for one). Strings take '...' or "..." with a doubled quote or a backslash
  * escape (\n \t \r \0 \b \\ \' \"; \% and \_ keep their backslash so LIKE can still see
  * them; any other escaped byte stands for itself). Numbers are decimal or 0x hex integers
@@ -394,6 +394,10 @@ static void lex_quoted(sl_lexer *lx, sl_token *tok, char q)
         bump(lx);
     if (ident && n == 0) {
         fail(lx, tok, start, tok->pos, SL_ESYNTAX, "empty quoted identifier");
+        return;
+    }
+    if (ident && memchr(out, '\0', n) != NULL) { /* names are C strings: it would cut them */
+        fail(lx, tok, start, tok->pos, SL_ESYNTAX, "NUL byte in quoted identifier");
         return;
     }
     tok->kind = ident ? SL_TK_QIDENT : SL_TK_STRING;

@@ -1,0 +1,1 @@
+SELECT CASE WHEN a THEN b ELSE c END, CASE a WHEN 1 THEN 2 END, CAST(a AS VARCHAR(20)), CAST(b AS BIGINT UNSIGNED), a NOT IN (1, 2), b IS NOT NULL, count(DISTINCT x), count(t.*), now(), today() FROM t

@@ -1,0 +1,3 @@
+/* block
+ comment */ SELECT 1 -- trailing comment
+;

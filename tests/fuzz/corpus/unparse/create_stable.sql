@@ -1,0 +1,1 @@
+CREATE STABLE IF NOT EXISTS power.meters (ts TIMESTAMP, current FLOAT, voltage INT UNSIGNED, phase DOUBLE, id BIGINT COMPOSITE KEY, note VARCHAR(32), name NCHAR(8), raw BINARY(4), ok BOOL) TAGS (location VARCHAR(64), groupId INT);

@@ -1,0 +1,1 @@
+DELETE FROM power.d1 WHERE ts < NOW - 1d;

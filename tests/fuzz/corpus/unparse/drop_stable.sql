@@ -1,0 +1,1 @@
+DROP STABLE IF EXISTS meters;

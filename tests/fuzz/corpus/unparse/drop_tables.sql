@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS d1, power.d2;

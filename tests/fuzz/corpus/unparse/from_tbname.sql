@@ -1,0 +1,1 @@
+SELECT last(v) FROM %%tbname AS x WHERE ts >= _twstart PARTITION BY tbname GROUP BY a HAVING count(*) > 0

@@ -1,0 +1,1 @@
+SELECT 'it''s', "dq""x", 'a\\b', 'nul\0x', 1.5, 1000.0, 1e300, .25, 0x10, 18446744073709551615, 10s, TRUE, NULL, `select`, `a b`, `x``y`, `_twstart`, t.`from` FROM `db`.`order` AS `group`

@@ -1,0 +1,1 @@
+SELECT a - (b - c), a - b - c, -(a + b), - -a, ~-a, NOT NOT a, (NOT a) = b, (a = b) BETWEEN 1 AND 2, a = (b BETWEEN 1 AND 2), a LIKE (b = c), a | (b | c) & d || e

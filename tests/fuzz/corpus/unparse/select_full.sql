@@ -1,0 +1,1 @@
+SELECT DISTINCT location AS loc, max(voltage) FROM power.meters m WHERE ts > '2025-01-01' AND voltage BETWEEN 200 AND 240 GROUP BY location HAVING max(voltage) > 220 ORDER BY loc DESC NULLS LAST LIMIT 10 OFFSET 5;

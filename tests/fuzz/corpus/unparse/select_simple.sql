@@ -1,0 +1,1 @@
+SELECT 1 + 2 * 3, -4, 'it''s', "x\ny", TRUE, NULL, today();

@@ -1,0 +1,1 @@
+SELECT * FROM (SELECT a, b FROM t WHERE a IN (1, 2) OR b NOT LIKE 'x%') q LIMIT 2, 3;

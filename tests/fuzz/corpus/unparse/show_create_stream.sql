@@ -1,0 +1,1 @@
+SHOW CREATE STREAM power.avg_stream;

@@ -1,0 +1,1 @@
+SHOW power.STREAMS LIKE 'avg%';

@@ -1,0 +1,1 @@
+SHOW power.TABLES LIKE 'd10%';

@@ -1,0 +1,1 @@
+CREATE STREAM s_event EVENT_WINDOW(START WITH (load > 90, load > 60)) TRUE_FOR(5s, start(COUNT 2), end(3s OR COUNT 3)) FROM t PARTITION BY tbname;

@@ -1,0 +1,1 @@
+CREATE STREAM s_interval INTERVAL(1m, 10s) SLIDING(30s, 5s) FROM meters STREAM_OPTIONS(WATERMARK(5s) | MAX_DELAY(3s) | EVENT_TYPE(WINDOW_OPEN|WINDOW_CLOSE)) INTO out AS SELECT _twstart, _twend, _twduration, _twrownum, avg(voltage) FROM %%trows;

@@ -1,0 +1,1 @@
+SELECT max(c) FROM (SELECT count(*) AS c, _twstart, %%1, %%tbname FROM %%trows t WHERE v > _twend INTERVAL(1s) FILL(VALUE, 0, -1)) q WHERE c > 1 ORDER BY c DESC NULLS LAST LIMIT 5, 10

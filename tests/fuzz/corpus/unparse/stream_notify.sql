@@ -1,0 +1,1 @@
+CREATE STREAM s_notify INTERVAL(1m) SLIDING(1m) FROM meters NOTIFY('ws://localhost:8080/notify', 'ws://h:9000/n?key=foo') ON (WINDOW_OPEN|WINDOW_CLOSE) WHERE avg_v > 10 NOTIFY_OPTIONS(NOTIFY_HISTORY) AS SELECT _twstart, avg(voltage) AS avg_v FROM %%trows;

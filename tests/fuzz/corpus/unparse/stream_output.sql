@@ -1,0 +1,1 @@
+CREATE STREAM power.s_out INTERVAL(10s) SLIDING(10s) FROM power.meters PARTITION BY tbname INTO power.out NODELAY_CREATE_SUBTABLE OUTPUT_SUBTABLE(CONCAT('out_', %%tbname)) (ts, k COMPOSITE KEY, v) TAGS (tname VARCHAR(192) AS %%tbname) AS SELECT _twstart, _tgrpid, avg(voltage) FROM %%tbname WHERE ts >= _twstart AND ts < _twend;

@@ -1,0 +1,1 @@
+CREATE STREAM s_rollup PERIOD(1m) FROM meters ROLLUP BY location INTO out OUTPUT_SUBTABLE(CONCAT('r_', %%rollup_tag)) TAGS (path VARCHAR(128) AS %%1) AS SELECT _tlocaltime, _trollup_tbcount, cast(_tidlestart / 1000000 as timestamp) FROM %%trows;

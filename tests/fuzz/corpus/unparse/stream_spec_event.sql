@@ -1,0 +1,1 @@
+CREATE STREAM s_tag_event EVENT_WINDOW(START WITH voltage >= 220 + groupId END WITH voltage < 220 + groupId) FROM meters PARTITION BY tbname INTO meters_event_out AS SELECT _twstart AS ts, _twend AS te, COUNT(*) AS cnt FROM %%trows;

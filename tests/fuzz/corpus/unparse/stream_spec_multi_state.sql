@@ -1,0 +1,1 @@
+CREATE STREAM s_multi_state STATE_WINDOW(s1, s2) EXTEND(0) ZEROTH_STATE(1, NO_ZEROTH) FROM ntb PARTITION BY tbname INTO result_table AS SELECT _twstart AS ts, _twend AS te, COUNT(*) AS cnt FROM %%trows;
