@@ -231,6 +231,7 @@ int main(int argc, char **argv)
     sl_log(SL_LOG_INFO, "snode", "listening url=%s advertise=%s mnode=%s data=%s heartbeat_ms=%d",
            url, sd.sd_addr, o.mnode, o.data, sd.sd_heartbeat_ms);
     uv_run(sd.sd_loop, UV_RUN_DEFAULT);
+    sl__sn_tasks_stop_all(&sd, true);
     sl__sn_shutdown(&sd);
     uv_run(sd.sd_loop, UV_RUN_DEFAULT);
     sl__sn_assignment_fini(&sd.sd_as);

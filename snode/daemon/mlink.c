@@ -91,9 +91,9 @@ void sl__sn_drain(sl_sdaemon *sd)
     uint64_t owned = 0;
     for (int i = 0; i < sd->sd_as.nstreams; i++)
         owned += sd->sd_as.streams[i].nowned;
-    /* Stream execution is a later issue: there are no tasks to stop or checkpoint yet. */
-    sl_log(SL_LOG_INFO, "snode", "draining epoch=%" PRIu64 " streams=%d slots=%" PRIu64,
-           sd->sd_as.epoch, sd->sd_as.nstreams, owned);
+    sl_log(SL_LOG_INFO, "snode", "draining epoch=%" PRIu64 " streams=%d slots=%" PRIu64
+           " tasks=%d", sd->sd_as.epoch, sd->sd_as.nstreams, owned, sd->sd_ntasks);
+    sl__sn_tasks_stop_all(sd, true); /* last checkpoints, then the slots may move */
 }
 
 static void on_stop_timer(uv_timer_t *t)
@@ -200,6 +200,8 @@ static void on_heartbeat(void *ud, int rc, const void *reply, size_t len, const 
     } else if (rp->assignment && sl__sn_assign(sd, rp) < 0) {
         sl_log(SL_LOG_ERROR, "snode", "out of memory applying assignment epoch=%" PRIu64
                " (keeping epoch=%" PRIu64 ")", rp->epoch, sd->sd_as.epoch);
+    } else if (rp->assignment) {
+        sl__sn_tasks_reconcile(sd);
     }
     sluice__snode_heartbeat_reply__free_unpacked(rp, NULL);
 }
@@ -211,15 +213,18 @@ static void send_heartbeat(sl_sdaemon *sd)
     rq.node_id = sd->sd_node_id;
     rq.epoch = as->epoch;
     rq.memory_bytes = memory_bytes();
-    rq.groups = 0; /* no trigger groups run yet */
+    rq.groups = 0;
     Sluice__TaskStatus *ts = NULL;
     Sluice__TaskStatus **tp = NULL;
+    sl_stask_status *st = NULL;
     if (as->nstreams > 0) {
         ts = calloc((size_t)as->nstreams, sizeof(*ts));
         tp = calloc((size_t)as->nstreams, sizeof(*tp));
-        if (ts == NULL || tp == NULL) {
+        st = calloc((size_t)as->nstreams, sizeof(*st));
+        if (ts == NULL || tp == NULL || st == NULL) {
             free(ts);
             free(tp);
+            free(st);
             return;
         }
     }
@@ -228,6 +233,13 @@ static void send_heartbeat(sl_sdaemon *sd)
         ts[i].stream_id = as->streams[i].id;
         if (as->streams[i].error)
             ts[i].error = as->streams[i].error;
+        if (sl__sn_task_status(sd, as->streams[i].id, &st[i])) {
+            ts[i].lag_ms = st[i].lag_ms;
+            ts[i].rows = st[i].rows;
+            rq.groups += st[i].groups;
+            if (st[i].error[0] != '\0')
+                ts[i].error = st[i].error;
+        }
         tp[i] = &ts[i];
     }
     rq.n_tasks = (size_t)as->nstreams;
@@ -237,6 +249,7 @@ static void send_heartbeat(sl_sdaemon *sd)
         sd->sd_calling = true;
     free(ts);
     free(tp);
+    free(st);
 }
 
 /* ---------------------------------------------------------------- register */

@@ -6,6 +6,8 @@
  *   mlink.c    the link to the mnode: register, heartbeat, assignments, leave, drop
  *   assign.c   the in-memory assignment: streams, their parsed CREATE STREAM, slot bitmaps
  *   service.c  the snode's RPC service (SNODE_STATUS)
+ *   tasks.c    the running streams: one stream task (snode/runtime) per running stream
+ *              with slots here, reconciled with every assignment
  *
  * Everything runs on one libuv loop: RPC handlers, mnode replies (sl_rpc_call_async),
  * timers and signals, so no state here is locked. Stream execution (trigger tasks,
@@ -23,6 +25,7 @@
 #include "common/kv/kv.h"
 #include "common/net/rpc.h"
 #include "common/sql/parser.h"
+#include "snode/runtime/stask.h"
 
 /* Upper bounds applied to what the mnode sends (a reply beyond them is refused). */
 #define SN_MAX_STREAMS    100000   /* streams in one assignment */
@@ -80,7 +83,21 @@ typedef struct sl_sdaemon {
     uv_timer_t sd_tick;         /* register / heartbeat every sd_heartbeat_ms */
     uv_timer_t sd_stop;         /* runs the shutdown outside RPC callbacks */
     uv_signal_t sd_sigterm, sd_sigint;
+    /* running streams (tasks.c) */
+    sl_stask **sd_tasks;
+    int sd_ntasks, sd_captasks;
+    int sd_checkpoint_ms;       /* between a task's checkpoints (0: the task's default) */
+    sl_stask_event_fn sd_on_event; /* event hook of every task (notifications) */
+    void *sd_event_ud;
 } sl_sdaemon;
+
+/* tasks.c */
+/* Starts, moves and stops stream tasks to match sd_as (after an assignment is applied). */
+void sl__sn_tasks_reconcile(sl_sdaemon *sd);
+/* Stops every task, after a last checkpoint when `checkpoint`. */
+void sl__sn_tasks_stop_all(sl_sdaemon *sd, bool checkpoint);
+/* The status of the task of stream_id; false when none runs here. */
+bool sl__sn_task_status(sl_sdaemon *sd, uint64_t stream_id, sl_stask_status *out);
 
 /* state.c: opens (creating) the node-state store under sd_data and loads the node id.
  * Returns 0 or a negative code with err set. */

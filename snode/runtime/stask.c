@@ -1,0 +1,829 @@
+/*
+ * stask.c - a stream task's thread: setup, the reader loop over the vgroups, one trigger
+ * engine per owned slot, ticks and checkpoints (stask.h).
+ *
+ * Checkpoint record of one (stream, slot), stored in the mnode (MNODE_CHECKPOINT_PUT):
+ *   u8 version (1), u32 nvg, nvg x (u32 vgroup id, u64 version consumed),
+ *   u32 engine bytes, the engine's checkpoint (sl_trig_checkpoint; 0 bytes: no engine).
+ * The versions say which change-log entries the engine state already includes; entries at
+ * or below them are skipped for that slot when the task (re)starts, so a restarted or moved
+ * slot neither loses nor double-counts a row.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/sql/unparse.h"
+#include "common/util/log.h"
+#include "mnode.pb-c.h"
+#include "stask_int.h"
+#include "vnode.pb-c.h"
+
+#define CKPT_FORMAT 1
+#define RPC_TIMEOUT_MS 10000
+#define READ_MAX_BYTES (4u << 20)
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static bool owns(const sl_stask *t, uint32_t slot)
+{
+    return slot < t->cfg.nslots && (t->c_slots[slot / 8] >> (slot % 8)) & 1;
+}
+
+void sl__st_error(sl_stask *t, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&t->mu);
+    bool same = strcmp(t->st.error, msg) == 0;
+    snprintf(t->st.error, sizeof(t->st.error), "%s", msg);
+    pthread_mutex_unlock(&t->mu);
+    if (!same)
+        sl_log(SL_LOG_WARN, "snode", "stream %s.%s: %s", t->c_db, t->c_name, msg);
+}
+
+static void clear_error(sl_stask *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->st.error[0] = '\0';
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* ---------------------------------------------------------------- mnode checkpoints */
+
+static int ckpt_get(sl_stask *t, uint32_t slot, sl_buf *state, bool *found, sl_error *err)
+{
+    Sluice__CheckpointGetRequest rq = SLUICE__CHECKPOINT_GET_REQUEST__INIT;
+    rq.stream_id = t->cfg.stream_id;
+    rq.slot = slot;
+    uint8_t req[64];
+    size_t n = sluice__checkpoint_get_request__pack(&rq, req);
+    sl_buf rep;
+    sl_buf_init(&rep);
+    int rc = sl_rpc_call(t->mcli, SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_GET, 0, req, n, &rep,
+                         RPC_TIMEOUT_MS, err);
+    *found = false;
+    if (rc == 0) {
+        Sluice__CheckpointGetReply *r = sluice__checkpoint_get_reply__unpack(NULL, rep.len, rep.data);
+        if (r == NULL) {
+            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed CheckpointGetReply");
+        } else {
+            *found = r->found;
+            if (r->found)
+                rc = sl_buf_put(state, r->state.data, r->state.len);
+            sluice__checkpoint_get_reply__free_unpacked(r, NULL);
+        }
+    }
+    sl_buf_fini(&rep);
+    return rc;
+}
+
+static int ckpt_put(sl_stask *t, uint32_t slot, const sl_buf *state, sl_error *err)
+{
+    Sluice__CheckpointPutRequest rq = SLUICE__CHECKPOINT_PUT_REQUEST__INIT;
+    rq.node_id = t->cfg.node_id;
+    rq.stream_id = t->cfg.stream_id;
+    rq.slot = slot;
+    rq.state.data = state->data;
+    rq.state.len = state->len;
+    sl_buf req;
+    sl_buf_init(&req);
+    int rc = sl_buf_reserve(&req, sluice__checkpoint_put_request__get_packed_size(&rq));
+    if (rc < 0) {
+        sl_buf_fini(&req);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
+    req.len = sluice__checkpoint_put_request__pack(&rq, req.data);
+    rc = sl_rpc_call(t->mcli, SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_PUT, atomic_load(&t->epoch),
+                     req.data, req.len, NULL, RPC_TIMEOUT_MS, err);
+    sl_buf_fini(&req);
+    return rc;
+}
+
+/* Encodes slot's checkpoint record. */
+static int ckpt_encode(sl_stask *t, uint32_t slot, sl_buf *out, sl_error *err)
+{
+    int rc = sl_buf_put_u8(out, CKPT_FORMAT);
+    if (rc == 0)
+        rc = sl_buf_put_u32(out, (uint32_t)t->nvg);
+    for (int i = 0; rc == 0 && i < t->nvg; i++) {
+        rc = sl_buf_put_u32(out, t->vg_ids[i]);
+        if (rc == 0)
+            rc = sl_buf_put_u64(out, t->cursor[i]);
+    }
+    if (rc < 0)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    sl_buf eng;
+    sl_buf_init(&eng);
+    if (t->eng[slot] != NULL)
+        rc = sl_trig_checkpoint(t->eng[slot], &eng, err);
+    if (rc == 0 && eng.len > UINT32_MAX)
+        rc = sl_error_set(err, SL_ELIMIT, 0, 0, "checkpoint of slot %u is too large", slot);
+    if (rc == 0 && (sl_buf_put_u32(out, (uint32_t)eng.len) < 0 ||
+                    sl_buf_put(out, eng.data, eng.len) < 0))
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    sl_buf_fini(&eng);
+    return rc;
+}
+
+/* Applies a checkpoint record to slot: versions, and the engine state. */
+static int ckpt_apply(sl_stask *t, uint32_t slot, const uint8_t *p, size_t n, sl_error *err)
+{
+    sl_reader r;
+    sl_reader_init(&r, p, n);
+    uint8_t ver;
+    uint32_t nvg;
+    if (sl_reader_u8(&r, &ver) < 0 || ver != CKPT_FORMAT || sl_reader_u32(&r, &nvg) < 0 ||
+        nvg > 65536)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0, "bad checkpoint of slot %u", slot);
+    for (uint32_t k = 0; k < nvg; k++) {
+        uint32_t id;
+        uint64_t v;
+        if (sl_reader_u32(&r, &id) < 0 || sl_reader_u64(&r, &v) < 0)
+            return sl_error_set(err, SL_ECORRUPT, 0, 0, "bad checkpoint of slot %u", slot);
+        for (int i = 0; i < t->nvg; i++)
+            if (t->vg_ids[i] == id)
+                t->slot_ver[(size_t)slot * (size_t)t->nvg + (size_t)i] = v;
+    }
+    uint32_t elen;
+    const uint8_t *eng;
+    if (sl_reader_u32(&r, &elen) < 0 || (eng = sl_reader_take(&r, elen)) == NULL)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0, "bad checkpoint of slot %u", slot);
+    if (elen == 0)
+        return 0;
+    if (t->eng[slot] == NULL) {
+        sl_trig_opts o = {0};
+        int rc = sl_trig_open(&t->eng[slot], t->def, &o, err);
+        if (rc < 0)
+            return rc;
+    }
+    return sl_trig_restore(t->eng[slot], eng, elen, err);
+}
+
+/* Writes the checkpoint of every dirty owned slot (all of them when force). A refusal
+ * for a stale epoch fences the task; the final checkpoint of a stopping task goes on with
+ * the other slots (it may have lost some to another snode and kept the rest). */
+static void checkpoint_all(sl_stask *t, bool force, bool final)
+{
+    sl_buf b;
+    sl_buf_init(&b);
+    for (uint32_t s = 0; s < t->cfg.nslots; s++) {
+        if (!owns(t, s) || (!force && !t->dirty[s]))
+            continue;
+        sl_error err;
+        sl_error_clear(&err);
+        sl_buf_reset(&b);
+        int rc = ckpt_encode(t, s, &b, &err);
+        if (rc == 0)
+            rc = ckpt_put(t, s, &b, &err);
+        if (rc == SL_ESTALE) {
+            pthread_mutex_lock(&t->mu);
+            t->st.fenced = true;
+            pthread_mutex_unlock(&t->mu);
+            if (!final)
+                sl__st_error(t, "fenced: %s", err.msg);
+            if (final)
+                continue;
+            break;
+        }
+        if (rc < 0) {
+            sl__st_error(t, "checkpoint of slot %u: %s", s, err.msg);
+            if (final)
+                continue;
+            break;
+        }
+        t->dirty[s] = false;
+        for (int i = 0; i < t->nvg; i++)
+            t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i] = t->cursor[i];
+    }
+    sl_buf_fini(&b);
+    t->last_ckpt_ms = wall_ms();
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static int vnode_status(sl_stask *t, int i, uint64_t *last, sl_error *err)
+{
+    Sluice__StatusRequest rq = SLUICE__STATUS_REQUEST__INIT;
+    rq.vgroup_id = t->vg_ids[i];
+    uint8_t req[32];
+    size_t n = sluice__status_request__pack(&rq, req);
+    sl_buf rep;
+    sl_buf_init(&rep);
+    int rc = sl_rpc_call(t->vg_cli[i], SLUICE__VNODE_METHOD__VNODE_STATUS, 0, req, n, &rep,
+                         RPC_TIMEOUT_MS, err);
+    if (rc == 0) {
+        Sluice__StatusReply *r = sluice__status_reply__unpack(NULL, rep.len, rep.data);
+        if (r == NULL)
+            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed StatusReply");
+        else {
+            *last = r->last_version;
+            sluice__status_reply__free_unpacked(r, NULL);
+        }
+    }
+    sl_buf_fini(&rep);
+    return rc;
+}
+
+/* The grouping of the stream as ChangesFilter group items. */
+static int resolve_keys(sl_stask *t, sl_error *err)
+{
+    const sl_expr_list *pb = &t->cs->partition_by;
+    if (pb->n > ST_MAX_KEYS)
+        return sl_error_set(err, SL_ELIMIT, 0, 0, "at most %d PARTITION BY items", ST_MAX_KEYS);
+    t->nkeys = 0;
+    for (int i = 0; i < pb->n; i++) {
+        const sl_expr *e = pb->items[i];
+        if (e->kind != SL_EX_COLUMN)
+            return sl_error_set(err, SL_EUNSUPPORTED, 0, 0,
+                                "PARTITION BY item %d is not tbname or a tag", i + 1);
+        if (strcasecmp(e->u.column.name, "tbname") == 0) {
+            t->keys[t->nkeys++] = -1;
+            continue;
+        }
+        int k = -1;
+        for (int j = 0; j < t->trig.meta.ntags; j++)
+            if (strcasecmp(t->trig.meta.tags[j].name, e->u.column.name) == 0)
+                k = j;
+        if (k < 0)
+            return sl_error_set(err, SL_EUNSUPPORTED, 0, 0, "PARTITION BY '%s' is not a tag",
+                                e->u.column.name);
+        t->keys[t->nkeys++] = k;
+    }
+    if (t->cs->has_rollup)
+        return sl_error_set(err, SL_EUNSUPPORTED, 0, 0, "ROLLUP BY is not run yet");
+    return 0;
+}
+
+static int setup(sl_stask *t, sl_error *err)
+{
+    int rc = sl_connect(t->c_host, t->cfg.mnode_port, &t->meta, err);
+    if (rc == 0)
+        rc = sl_connect(t->c_host, t->cfg.mnode_port, &t->run, err);
+    if (rc < 0)
+        return rc;
+    sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
+    char url[300];
+    snprintf(url, sizeof(url), "tcp://%s:%d", t->c_host, t->cfg.mnode_port);
+    rc = sl_rpc_client_open(&t->mcli, url, NULL, err);
+    if (rc < 0)
+        return rc;
+    rc = sl_parse(t->c_sql, strlen(t->c_sql), &t->pr, err);
+    if (rc < 0)
+        return rc;
+    if (t->pr->nstmts != 1 || t->pr->stmts[0]->kind != SL_STMT_CREATE_STREAM)
+        return sl_error_set(err, SL_EINVAL, 0, 0, "not a CREATE STREAM statement");
+    t->cs = &t->pr->stmts[0]->u.create_stream;
+    const sl_create_stream *cs = t->cs;
+    t->has_table = cs->has_from;
+    if (t->has_table) {
+        snprintf(t->trig_db, sizeof(t->trig_db), "%s",
+                 cs->from.db ? cs->from.db : t->c_plan_db ? t->c_plan_db : t->c_db);
+        snprintf(t->trig_name, sizeof(t->trig_name), "%s", cs->from.name);
+        rc = sl_table_info_get(t->meta, t->trig_db, t->trig_name, &t->trig, err);
+        if (rc < 0)
+            return rc;
+        t->prec = t->trig.meta.precision;
+        rc = resolve_keys(t, err);
+        if (rc < 0)
+            return rc;
+    } else {
+        t->prec = SL_PREC_MS;
+    }
+    sl_trig_def_opts o = {.stream_id = t->cfg.stream_id,
+                          .table = t->has_table ? &t->trig.meta : NULL,
+                          .precision = t->prec,
+                          .now = 0};
+    rc = sl_trig_def_build(cs, &o, &t->def, err);
+    if (rc < 0)
+        return rc;
+    /* PRE_FILTER as text, for %%trows (the rows that satisfied the trigger). */
+    for (int i = 0; i < cs->nopts; i++) {
+        if (cs->opts[i].kind != SL_SOPT_PRE_FILTER || cs->opts[i].expr == NULL)
+            continue;
+        sl_buf b;
+        sl_buf_init(&b);
+        rc = sl_unparse_expr(cs->opts[i].expr, NULL, &b, err);
+        if (rc == 0 && (t->prefilter_sql = strndup((const char *)b.data, b.len)) == NULL)
+            rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        sl_buf_fini(&b);
+        if (rc < 0)
+            return rc;
+    }
+    /* Output table. */
+    t->grouped = cs->partition_by.n > 0 || cs->has_rollup;
+    if (cs->has_into) {
+        snprintf(t->out_db, sizeof(t->out_db), "%s", cs->into.db ? cs->into.db : t->c_db);
+        snprintf(t->out_name, sizeof(t->out_name), "%s", cs->into.name);
+    }
+    /* Reader: every vgroup of the trigger table; the projection is every column, every
+     * tag, then tbname (the engine's input layout). */
+    size_t ns = t->cfg.nslots;
+    t->eng = calloc(ns, sizeof(*t->eng));
+    t->dirty = calloc(ns, sizeof(*t->dirty));
+    if (t->eng == NULL || t->dirty == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    if (t->has_table) {
+        t->nvg = t->trig.nvgroups;
+        t->nproj = t->trig.meta.ncols + t->trig.meta.ntags + 1;
+        t->proj = calloc((size_t)t->nproj, sizeof(*t->proj));
+        t->vg_ids = calloc((size_t)t->nvg, sizeof(*t->vg_ids));
+        t->vg_cli = calloc((size_t)t->nvg, sizeof(*t->vg_cli));
+        t->cursor = calloc((size_t)t->nvg, sizeof(*t->cursor));
+        t->slot_ver = calloc(ns * (size_t)(t->nvg ? t->nvg : 1), sizeof(*t->slot_ver));
+        if (!t->proj || !t->vg_ids || !t->vg_cli || !t->cursor || !t->slot_ver)
+            return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        for (int i = 0; i < t->nproj - 1; i++)
+            t->proj[i] = i;
+        t->proj[t->nproj - 1] = SL_PROJ_TBNAME;
+        for (int i = 0; i < t->nvg; i++) {
+            t->vg_ids[i] = t->trig.vgroup_ids[i];
+            sl_rpc_limits lim;
+            sl_rpc_limits_default(&lim);
+            lim.request_timeout_ms = RPC_TIMEOUT_MS + 5000;
+            rc = sl_rpc_client_open(&t->vg_cli[i], t->trig.vnode_addrs[i], &lim, err);
+            if (rc < 0)
+                return rc;
+        }
+    } else {
+        t->slot_ver = calloc(ns, sizeof(*t->slot_ver));
+        if (t->slot_ver == NULL)
+            return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
+    /* Restore the owned slots; a slot without a checkpoint starts at the log's end. */
+    uint64_t *end = calloc((size_t)(t->nvg ? t->nvg : 1), sizeof(*end));
+    if (end == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    for (int i = 0; rc == 0 && i < t->nvg; i++)
+        rc = vnode_status(t, i, &end[i], err);
+    bool first = true;
+    for (uint32_t s = 0; rc == 0 && s < t->cfg.nslots; s++) {
+        if (!owns(t, s))
+            continue;
+        sl_buf st;
+        sl_buf_init(&st);
+        bool found = false;
+        rc = ckpt_get(t, s, &st, &found, err);
+        if (rc == 0 && found)
+            rc = ckpt_apply(t, s, st.data, st.len, err);
+        sl_buf_fini(&st);
+        for (int i = 0; rc == 0 && i < t->nvg; i++) {
+            uint64_t *v = &t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i];
+            if (!found || t->cfg.ignore_untreated)
+                *v = end[i];
+            /* The reader starts at the oldest version any owned slot still needs. */
+            if (first || *v < t->cursor[i])
+                t->cursor[i] = *v;
+        }
+        if (!found)
+            t->dirty[s] = true; /* record the starting point at once */
+        first = false;
+    }
+    free(end);
+    if (rc < 0)
+        return rc;
+    checkpoint_all(t, false, false);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- feeding */
+
+static int sink_emit(void *ud, const sl_trig_event *ev)
+{
+    sl_stask *t = ud;
+    sl__st_process_event(t, ev);
+    pthread_mutex_lock(&t->mu);
+    t->st.events++;
+    pthread_mutex_unlock(&t->mu);
+    return 0;
+}
+
+static sl_trig *engine(sl_stask *t, uint32_t slot, sl_error *err)
+{
+    if (t->eng[slot] == NULL) {
+        sl_trig_opts o = {0};
+        if (sl_trig_open(&t->eng[slot], t->def, &o, err) < 0)
+            return NULL;
+    }
+    return t->eng[slot];
+}
+
+/* Fills t->grp for the rows of one change entry: the table and the group key values
+ * (taken from the first row: tags and tbname are constant per table). */
+static void set_group(sl_stask *t, const Sluice__Change *c, const sl_block *b)
+{
+    st_group *g = &t->grp;
+    g->id = c->group_id;
+    snprintf(g->table, sizeof(g->table), "%s", c->table_name ? c->table_name : "");
+    g->nkeys = 0;
+    size_t used = 0;
+    int ncols = t->trig.meta.ncols;
+    for (int k = 0; k < t->nkeys; k++) {
+        int col = t->keys[k] < 0 ? t->nproj - 1 : ncols + t->keys[k];
+        sl_value v = sl_value_null(SL_T_VARCHAR);
+        if (b != NULL && b->nrows > 0 && col < (int)b->ncols)
+            sl_column_get(&b->cols[col], 0, &v);
+        else if (t->keys[k] < 0)
+            v = sl_value_str(SL_T_VARCHAR, g->table, (uint32_t)strlen(g->table));
+        if (!v.is_null && (v.type == SL_T_VARCHAR || v.type == SL_T_NCHAR)) {
+            uint32_t len = v.v.s.len;
+            if (used + len > sizeof(g->keybuf))
+                len = (uint32_t)(sizeof(g->keybuf) - used);
+            memcpy(g->keybuf + used, v.v.s.ptr, len);
+            v.v.s.ptr = g->keybuf + used;
+            v.v.s.len = len;
+            used += len;
+        }
+        g->keys[g->nkeys++] = v;
+    }
+}
+
+static int64_t to_ms(sl_precision p, int64_t ts)
+{
+    return p == SL_PREC_NS ? ts / 1000000 : p == SL_PREC_US ? ts / 1000 : ts;
+}
+
+static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
+{
+    uint32_t slot = (uint32_t)(c->group_id % t->cfg.nslots) /* as mnode/placement.h */;
+    if (!owns(t, slot) || c->version <= t->slot_ver[(size_t)slot * (size_t)t->nvg + (size_t)vgi])
+        return;
+    sl_error err;
+    sl_error_clear(&err);
+    sl_trig *e = engine(t, slot, &err);
+    if (e == NULL) {
+        sl__st_error(t, "cannot open the trigger engine: %s", err.msg);
+        return;
+    }
+    sl_trig_sink sink = {.emit = sink_emit, .ud = t};
+    t->dirty[slot] = true;
+    if (c->kind == 2) { /* delete range */
+        set_group(t, c, NULL);
+        if (sl_trig_delete_range(e, c->group_id, c->ts_lo, c->ts_hi, &sink, &err) < 0)
+            sl__st_error(t, "delete: %s", err.msg);
+        return;
+    }
+    if (c->kind != 1)
+        return; /* a dropped table: its rows stay as they were */
+    sl_block b;
+    sl_block_init(&b);
+    if (sl_block_decode(c->block.data, c->block.len, &b, &err) < 0 || b.ncols < 2) {
+        sl__st_error(t, "bad change block: %s", err.msg);
+        sl_block_fini(&b);
+        return;
+    }
+    /* The last column is the per-row kind (1 insert, 2 update). */
+    uint32_t n = b.nrows;
+    uint8_t *kinds = malloc(n ? n : 1);
+    uint64_t *vers = malloc((n ? n : 1) * sizeof(*vers));
+    if (kinds == NULL || vers == NULL) {
+        sl__st_error(t, "out of memory");
+    } else {
+        const sl_column *kc = &b.cols[b.ncols - 1];
+        int64_t newest = INT64_MIN;
+        for (uint32_t r = 0; r < n; r++) {
+            kinds[r] = sl_column_get_i64(kc, r) == 2 ? SL_TRIG_ROW_UPDATE : SL_TRIG_ROW_INSERT;
+            vers[r] = c->version;
+            int64_t ts = sl_column_get_i64(&b.cols[0], r);
+            if (ts > newest)
+                newest = ts;
+        }
+        sl_block view = b;
+        view.ncols = b.ncols - 1;
+        set_group(t, c, &view);
+        sl_trig_input in = {.group_id = c->group_id, .rows = &view, .kinds = kinds, .versions = vers};
+        if (sl_trig_feed(e, &in, &sink, &err) < 0)
+            sl__st_error(t, "trigger: %s", err.msg);
+        pthread_mutex_lock(&t->mu);
+        t->st.rows += n;
+        if (n > 0)
+            t->st.lag_ms = wall_ms() - to_ms(t->prec, newest);
+        pthread_mutex_unlock(&t->mu);
+    }
+    free(kinds);
+    free(vers);
+    sl_block_fini(&b);
+}
+
+/* One filtered change-log read of vgroup i. Returns the number of changes, or < 0. */
+static int read_vgroup(sl_stask *t, int i, int wait_ms)
+{
+    Sluice__ChangesFilter f = SLUICE__CHANGES_FILTER__INIT;
+    f.table_uid = t->trig.uid;
+    f.n_group_items = (size_t)t->nkeys;
+    f.group_items = t->keys;
+    f.nslots = t->cfg.nslots;
+    f.slots.data = t->c_slots;
+    f.slots.len = (t->cfg.nslots + 7) / 8;
+    f.n_proj = (size_t)t->nproj;
+    f.proj = t->proj;
+    f.pre_filter = t->prefilter_sql ? t->prefilter_sql : "";
+    Sluice__ChangesRequest rq = SLUICE__CHANGES_REQUEST__INIT;
+    rq.vgroup_id = t->vg_ids[i];
+    rq.after_version = t->cursor[i];
+    rq.max_bytes = READ_MAX_BYTES;
+    rq.max_entries = 4096;
+    rq.wait_ms = (uint32_t)wait_ms;
+    rq.filter = &f;
+    sl_buf req, rep;
+    sl_buf_init(&req);
+    sl_buf_init(&rep);
+    int rc = sl_buf_reserve(&req, sluice__changes_request__get_packed_size(&rq));
+    sl_error err;
+    sl_error_clear(&err);
+    if (rc == 0) {
+        req.len = sluice__changes_request__pack(&rq, req.data);
+        rc = sl_rpc_call(t->vg_cli[i], SLUICE__VNODE_METHOD__VNODE_CHANGES, 0, req.data, req.len,
+                         &rep, RPC_TIMEOUT_MS + wait_ms, &err);
+    }
+    int nch = 0;
+    if (rc == 0) {
+        Sluice__ChangesReply *r = sluice__changes_reply__unpack(NULL, rep.len, rep.data);
+        if (r == NULL) {
+            rc = sl_error_set(&err, SL_ECORRUPT, 0, 0, "malformed ChangesReply");
+        } else {
+            if (r->first_retained_version > t->cursor[i] + 1)
+                sl__st_error(t, "vgroup %u dropped change-log entries %" PRIu64 "..%" PRIu64
+                             " before this stream read them",
+                             t->vg_ids[i], t->cursor[i] + 1, r->first_retained_version - 1);
+            for (size_t k = 0; k < r->n_changes && !atomic_load(&t->stop); k++)
+                feed_change(t, i, r->changes[k]);
+            nch = (int)r->n_changes;
+            if (r->last_version > t->cursor[i])
+                t->cursor[i] = r->last_version;
+            if (r->more && nch == 0)
+                nch = 1; /* ask again at once */
+            sluice__changes_reply__free_unpacked(r, NULL);
+        }
+    }
+    if (rc < 0 && rc != SL_ETIMEOUT)
+        sl__st_error(t, "reading vgroup %u: %s", t->vg_ids[i], err.msg);
+    sl_buf_fini(&req);
+    sl_buf_fini(&rep);
+    return rc < 0 ? rc : nch;
+}
+
+static void tick_all(sl_stask *t)
+{
+    sl_trig_sink sink = {.emit = sink_emit, .ud = t};
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    uint64_t groups = 0;
+    for (uint32_t s = 0; s < t->cfg.nslots; s++) {
+        sl_trig *e = t->eng[s];
+        if (e == NULL)
+            continue;
+        sl_trig_stats stats;
+        sl_trig_get_stats(e, &stats);
+        groups += stats.groups;
+        if (sl_trig_next_tick_ns(e) > now)
+            continue;
+        memset(&t->grp, 0, sizeof(t->grp));
+        sl_error err;
+        sl_error_clear(&err);
+        if (sl_trig_tick(e, &sink, &err) < 0)
+            sl__st_error(t, "tick: %s", err.msg);
+        t->dirty[s] = true;
+    }
+    pthread_mutex_lock(&t->mu);
+    t->st.groups = groups;
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* A PERIOD stream without a trigger table has one group; its slot's owner runs it. */
+static void ensure_period_engine(sl_stask *t)
+{
+    if (t->has_table)
+        return;
+    uint64_t gid = sl_group_id(NULL, 0);
+    uint32_t slot = (uint32_t)(gid % t->cfg.nslots);
+    if (!owns(t, slot) || t->eng[slot] != NULL)
+        return;
+    sl_error err;
+    sl_error_clear(&err);
+    if (engine(t, slot, &err) == NULL)
+        sl__st_error(t, "cannot open the trigger engine: %s", err.msg);
+}
+
+static void *task_main(void *arg)
+{
+    sl_stask *t = arg;
+    int backoff = 200;
+    while (!atomic_load(&t->stop)) {
+        sl_error err;
+        sl_error_clear(&err);
+        if (setup(t, &err) == 0)
+            break;
+        sl__st_error(t, "setup: %s", err.msg);
+        /* Start over from scratch after a pause (the mnode or a vnode may be restarting). */
+        for (int w = 0; w < backoff && !atomic_load(&t->stop); w += 50)
+            sleep_ms(50);
+        backoff = backoff < 5000 ? backoff * 2 : 5000;
+        /* Free what a failed setup made, keep the configuration. */
+        for (uint32_t s = 0; t->eng && s < t->cfg.nslots; s++)
+            sl_trig_close(t->eng[s]);
+        free(t->eng);
+        t->eng = NULL;
+        sl_trig_def_free(t->def);
+        t->def = NULL;
+        for (int i = 0; t->vg_cli && i < t->nvg; i++)
+            sl_rpc_client_close(t->vg_cli[i]);
+        free(t->vg_cli);
+        t->vg_cli = NULL;
+        free(t->vg_ids);
+        t->vg_ids = NULL;
+        free(t->cursor);
+        t->cursor = NULL;
+        free(t->slot_ver);
+        t->slot_ver = NULL;
+        free(t->dirty);
+        t->dirty = NULL;
+        free(t->proj);
+        t->proj = NULL;
+        free(t->prefilter_sql);
+        t->prefilter_sql = NULL;
+        t->nvg = 0;
+        sl_parse_result_free(t->pr);
+        t->pr = NULL;
+        sl_rpc_client_close(t->mcli);
+        t->mcli = NULL;
+        sl_close(t->meta);
+        sl_close(t->run);
+        t->meta = t->run = NULL;
+    }
+    if (atomic_load(&t->stop))
+        return NULL;
+    t->ready = true;
+    clear_error(t);
+    sl_log(SL_LOG_INFO, "snode", "stream %s.%s running on %d vgroup(s)", t->c_db, t->c_name,
+           t->nvg);
+    int wait = t->cfg.poll_wait_ms > 0 ? t->cfg.poll_wait_ms : 100;
+    int ckpt_ms = t->cfg.checkpoint_ms > 0 ? t->cfg.checkpoint_ms : 1000;
+    while (!atomic_load(&t->stop)) {
+        bool fenced;
+        pthread_mutex_lock(&t->mu);
+        fenced = t->st.fenced;
+        pthread_mutex_unlock(&t->mu);
+        if (fenced) { /* deposed: wait for the daemon to stop or move the task */
+            sleep_ms(100);
+            continue;
+        }
+        ensure_period_engine(t);
+        int got = 0;
+        for (int i = 0; i < t->nvg && !atomic_load(&t->stop); i++) {
+            int n = read_vgroup(t, i, got > 0 ? 0 : wait / (t->nvg > 0 ? t->nvg : 1));
+            if (n > 0)
+                got += n;
+        }
+        if (t->nvg == 0)
+            sleep_ms(wait);
+        tick_all(t);
+        if (wall_ms() - t->last_ckpt_ms >= ckpt_ms)
+            checkpoint_all(t, false, false);
+    }
+    if (atomic_load(&t->final_ckpt) && t->ready)
+        checkpoint_all(t, false, true);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- API */
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+int sl_stask_start(const sl_stask_cfg *cfg, sl_stask **out, sl_error *err)
+{
+    if (cfg->nslots == 0 || cfg->slots == NULL || cfg->sql == NULL || cfg->mnode_host == NULL)
+        return sl_error_set(err, SL_EINVAL, 0, 0, "incomplete stream task configuration");
+    sl_stask *t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    t->cfg = *cfg;
+    size_t nb = (cfg->nslots + 7) / 8;
+    t->c_host = dup_or_null(cfg->mnode_host);
+    t->c_db = dup_or_null(cfg->db ? cfg->db : "");
+    t->c_name = dup_or_null(cfg->name ? cfg->name : "");
+    t->c_sql = dup_or_null(cfg->sql);
+    t->c_plan_db = dup_or_null(cfg->plan_db);
+    t->c_slots = malloc(nb);
+    if (!t->c_host || !t->c_db || !t->c_name || !t->c_sql || !t->c_slots ||
+        (cfg->plan_db && !t->c_plan_db)) {
+        sl_stask_stop(t, false);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
+    memcpy(t->c_slots, cfg->slots, nb);
+    t->cfg.mnode_host = t->c_host;
+    t->cfg.db = t->c_db;
+    t->cfg.name = t->c_name;
+    t->cfg.sql = t->c_sql;
+    t->cfg.plan_db = t->c_plan_db;
+    t->cfg.slots = t->c_slots;
+    atomic_store(&t->epoch, cfg->epoch);
+    t->st.stream_id = cfg->stream_id;
+    t->st.epoch = cfg->epoch;
+    pthread_mutex_init(&t->mu, NULL);
+    if (pthread_create(&t->th, NULL, task_main, t) != 0) {
+        sl_stask_stop(t, false);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "cannot start a thread");
+    }
+    t->started = true;
+    *out = t;
+    return 0;
+}
+
+void sl_stask_set_epoch(sl_stask *t, uint64_t epoch)
+{
+    atomic_store(&t->epoch, epoch);
+    pthread_mutex_lock(&t->mu);
+    t->st.epoch = epoch;
+    t->st.fenced = false;
+    pthread_mutex_unlock(&t->mu);
+    /* The run connection's epoch is read by the thread at its next write. */
+}
+
+void sl_stask_stop(sl_stask *t, bool checkpoint)
+{
+    if (t == NULL)
+        return;
+    atomic_store(&t->final_ckpt, checkpoint);
+    atomic_store(&t->stop, true);
+    if (t->started)
+        pthread_join(t->th, NULL);
+    for (uint32_t s = 0; t->eng && s < t->cfg.nslots; s++)
+        sl_trig_close(t->eng[s]);
+    free(t->eng);
+    sl_trig_def_free(t->def);
+    for (int i = 0; t->vg_cli && i < t->nvg; i++)
+        sl_rpc_client_close(t->vg_cli[i]);
+    free(t->vg_cli);
+    free(t->vg_ids);
+    free(t->cursor);
+    free(t->slot_ver);
+    free(t->dirty);
+    free(t->proj);
+    free(t->prefilter_sql);
+    sl__st_outputs_free(t);
+    sl_parse_result_free(t->pr);
+    sl_rpc_client_close(t->mcli);
+    sl_close(t->meta);
+    sl_close(t->run);
+    free(t->c_host);
+    free(t->c_db);
+    free(t->c_name);
+    free(t->c_sql);
+    free(t->c_plan_db);
+    free(t->c_slots);
+    if (t->started)
+        pthread_mutex_destroy(&t->mu);
+    free(t);
+}
+
+void sl_stask_get_status(sl_stask *t, sl_stask_status *out)
+{
+    pthread_mutex_lock(&t->mu);
+    *out = t->st;
+    pthread_mutex_unlock(&t->mu);
+}
+
+uint64_t sl_stask_stream_id(const sl_stask *t)
+{
+    return t->cfg.stream_id;
+}
+
+const char *sl_stask_name(const sl_stask *t)
+{
+    return t->c_name;
+}
+
+const char *sl_stask_db(const sl_stask *t)
+{
+    return t->c_db;
+}
+
+bool sl_stask_same_slots(const sl_stask *t, uint32_t nslots, const uint8_t *slots)
+{
+    return nslots == t->cfg.nslots && memcmp(slots, t->c_slots, (nslots + 7) / 8) == 0;
+}

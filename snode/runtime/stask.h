@@ -1,0 +1,109 @@
+/*
+ * stask.h - one stream running on an snode: the trigger path, the compute path and the
+ * output path of DESIGN.md section 3 for the (stream, slot) pairs the snode owns.
+ *
+ * A task runs on its own thread with a synchronous loop, so the daemon's libuv loop never
+ * waits on storage or computation:
+ *
+ *   reader   one cursor per vgroup of the trigger table's database; filtered change-log
+ *            reads (VNODE_CHANGES with a ChangesFilter: the trigger table, the grouping,
+ *            the owned slots, every column + tags + tbname) with a short long-poll wait;
+ *   engines  one trigger engine (snode/trigger) per owned slot, fed the rows of that
+ *            slot's groups in change-log order; ticks for PERIOD, MAX_DELAY and IDLE;
+ *   runner   for every event with a computation: the AS subquery printed back to SQL with
+ *            the placeholders replaced by the event's values and FROM %%trows / %%tbname
+ *            replaced by the trigger table restricted to the group, the window and
+ *            PRE_FILTER (common/sql/unparse.h), run through libsluice (scans and partial
+ *            aggregation on the vnodes, merge here);
+ *   output   result rows written to the INTO table - for a grouped stream the group's
+ *            subtable, created on first use with its tags - through libsluice with the
+ *            task's placement epoch, so a deposed snode's writes are refused (fencing);
+ *            a result whose first column is NULL is dropped (semantics rule 11);
+ *   events   every event is also handed to the task's event hook (notifications);
+ *   checkpoints  per owned slot: the consumed version of every vgroup and the engine's
+ *            state, stored in the mnode's checkpoint store (fenced by the epoch) after
+ *            the events they cover were processed; a task starting on a slot restores
+ *            from it and skips the change-log entries the checkpoint already covers.
+ *
+ * A computation error (division by zero, a missing table) is recorded in the task's
+ * status and does not stop the task or other groups.
+ */
+#ifndef SL_STASK_H
+#define SL_STASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/util/error.h"
+#include "snode/trigger/trigger.h"
+
+typedef struct sl_stask sl_stask;
+
+/* Called on the task's thread for every event, after its computation: result (may be
+ * NULL: no computation, or no row) holds the rows written, names its column names, and
+ * table the output (sub)table ("" without INTO). The hook must not block for long. */
+typedef struct sl_stask_result {
+    int ncols;
+    const char *const *names;
+    const struct sl_block *rows; /* NULL when there is no result */
+    const char *table;           /* output table written, "" when none */
+    sl_precision precision;      /* of timestamps in rows and in the event */
+} sl_stask_result;
+typedef void (*sl_stask_event_fn)(void *ud, const sl_stask *task, const sl_trig_event *ev,
+                                  const sl_stask_result *res);
+
+typedef struct sl_stask_cfg {
+    const char *mnode_host;  /* the mnode, for libsluice and checkpoints */
+    int mnode_port;
+    uint32_t node_id;        /* this snode */
+    uint64_t epoch;          /* the assignment epoch the task acts on */
+    uint64_t stream_id;
+    const char *db;          /* the stream's database */
+    const char *name;        /* the stream's name */
+    const char *sql;         /* the CREATE STREAM text */
+    const char *plan_db;     /* unqualified names of the query resolve here */
+    uint32_t nslots;
+    const uint8_t *slots;    /* owned slots bitmap, (nslots + 7) / 8 bytes (copied) */
+    bool ignore_untreated;   /* START ... IGNORE UNTREATED: begin at the log's end */
+    int checkpoint_ms;       /* between checkpoints (0: 1000) */
+    int poll_wait_ms;        /* long-poll wait per vgroup read (0: 100) */
+    sl_stask_event_fn on_event; /* may be NULL */
+    void *event_ud;
+} sl_stask_cfg;
+
+/* Starts the task's thread (cfg and its strings are copied). Returns 0 and *out, or
+ * SL_ENOMEM / SL_EINVAL. Setup errors (the stream does not parse, the trigger table is
+ * gone, the mnode is unreachable) are retried by the thread and shown in the status. */
+int sl_stask_start(const sl_stask_cfg *cfg, sl_stask **out, sl_error *err);
+
+/* Moves the task to a newer epoch with the same slots (its next writes carry it). */
+void sl_stask_set_epoch(sl_stask *t, uint64_t epoch);
+
+/* Stops the thread - after a last checkpoint when `checkpoint` is true and the task is
+ * still the owner - joins it and frees the task (NULL-safe). */
+void sl_stask_stop(sl_stask *t, bool checkpoint);
+
+/* What the task reports (heartbeat, ins_stream_tasks). */
+typedef struct sl_stask_status {
+    uint64_t stream_id;
+    uint64_t epoch;
+    uint64_t rows;          /* trigger rows consumed */
+    uint64_t events;        /* events processed */
+    uint64_t results;       /* result rows written */
+    uint64_t groups;        /* trigger groups held */
+    int64_t lag_ms;         /* wall clock minus the newest row time consumed (0: none) */
+    bool fenced;            /* the mnode or a vnode refused the epoch: the task idles */
+    char error[256];        /* last error ("" when none) */
+} sl_stask_status;
+
+/* Copies the task's status (thread-safe). */
+void sl_stask_get_status(sl_stask *t, sl_stask_status *out);
+
+/* Slots per stream and the owned-slot test, for callers comparing assignments. */
+uint64_t sl_stask_stream_id(const sl_stask *t);
+const char *sl_stask_name(const sl_stask *t);
+const char *sl_stask_db(const sl_stask *t);
+bool sl_stask_same_slots(const sl_stask *t, uint32_t nslots, const uint8_t *slots);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * stask_int.h - internals of a stream task shared by stask.c (thread, reader, engines,
+ * checkpoints) and srun.c (runner and output).
+ */
+#ifndef SL_STASK_INT_H
+#define SL_STASK_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "client/lib/sluice.h"
+#include "common/net/rpc.h"
+#include "common/sql/parser.h"
+#include "common/util/keymap.h"
+#include "stask.h"
+
+/* Most group key items (PARTITION BY entries) of a stream. */
+#define ST_MAX_KEYS 64
+
+/* Where the rows of the event being processed came from (for %%tbname and tags). */
+typedef struct st_group {
+    uint64_t id;
+    char table[200];         /* the child (or normal) table whose rows triggered */
+    int nkeys;               /* PARTITION BY values of the group */
+    sl_value keys[ST_MAX_KEYS];
+    char keybuf[4096];       /* string bytes of keys */
+} st_group;
+
+/* One output subtable known to exist (created by this task or found). */
+typedef struct st_outtab {
+    uint64_t group;
+    char *name;              /* owned */
+} st_outtab;
+
+struct sl_stask {
+    sl_stask_cfg cfg;        /* strings below are owned copies */
+    char *c_host, *c_db, *c_name, *c_sql, *c_plan_db;
+    uint8_t *c_slots;
+    pthread_t th;
+    bool started;
+    atomic_bool stop;
+    atomic_bool final_ckpt;
+    _Atomic uint64_t epoch;
+    pthread_mutex_t mu;      /* guards st */
+    sl_stask_status st;
+
+    /* ---- owned by the thread */
+    sl_conn *meta;           /* metadata of the trigger table (no DDL on it) */
+    sl_conn *run;            /* queries, output DDL and writes (fenced by the epoch) */
+    sl_rpc_client *mcli;     /* the mnode: checkpoints */
+    sl_parse_result *pr;
+    const sl_create_stream *cs;
+    bool has_table;          /* FROM given (PERIOD may have none) */
+    char trig_db[200], trig_name[200];
+    sl_table_info trig;      /* into meta's cache */
+    sl_precision prec;
+    sl_trig_def *def;
+    int nkeys;               /* grouping: -1 tbname, i >= 0 tag i */
+    int32_t keys[ST_MAX_KEYS];
+    int nproj;
+    int32_t *proj;
+    int nvg;
+    uint32_t *vg_ids;
+    sl_rpc_client **vg_cli;
+    uint64_t *cursor;        /* per vgroup: last version consumed */
+    sl_trig **eng;           /* per slot (NULL: not owned or not created yet) */
+    uint64_t *slot_ver;      /* nslots x nvg: versions a slot's checkpoint covers */
+    bool *dirty;             /* per slot: changed since its last checkpoint */
+    int64_t last_ckpt_ms;
+    bool ready;              /* set up and positioned */
+    /* runner / output */
+    st_group grp;            /* group of the entry being fed */
+    char out_db[200], out_name[200];
+    bool grouped;
+    st_outtab *outs;
+    size_t nouts, capouts;
+    char *prefilter_sql;     /* PRE_FILTER as SQL text, NULL without */
+};
+
+/* srun.c: runs the computation of ev for the current group (t->grp), writes its rows to
+ * the output table, and calls the event hook. Errors are recorded in the status. */
+void sl__st_process_event(sl_stask *t, const sl_trig_event *ev);
+/* srun.c: frees the output cache. */
+void sl__st_outputs_free(sl_stask *t);
+/* stask.c: records an error in the status (printf-like). */
+void sl__st_error(sl_stask *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
