@@ -8,7 +8,7 @@ PKGS=(
   libuv1-dev libnng-dev libprotobuf-c-dev protobuf-c-compiler librocksdb-dev
   libwebsockets-dev libcmocka-dev libxxhash-dev libreadline-dev
   clang libclang-rt-14-dev
-  python3 python3-pytest sqlite3
+  python3 python3-pytest python3-websockets sqlite3
 )
 
 missing=()

@@ -117,6 +117,11 @@ void sl__sn_shutdown(sl_sdaemon *sd)
     sd->sd_srv = NULL;
     sl_rpc_client_close(sd->sd_mnode);
     sd->sd_mnode = NULL;
+    sl__sn_tasks_stop_all(sd, true); /* no-op after a drain */
+    if (sd->sd_notify_open) {
+        sd->sd_notify_open = false;
+        sl__sn_notify_close(sd);
+    }
 }
 
 int main(int argc, char **argv)
@@ -218,6 +223,14 @@ int main(int argc, char **argv)
         sl__sn_state_close(&sd);
         return 1;
     }
+    if (sl__sn_notify_open(&sd, &err) < 0) {
+        sl_log(SL_LOG_ERROR, "snode", "cannot open the notifier: %s", err.msg);
+        sl_rpc_server_close(sd.sd_srv);
+        sl_rpc_client_close(sd.sd_mnode);
+        sl__sn_state_close(&sd);
+        return 1;
+    }
+    sd.sd_notify_open = true;
     uv_signal_init(sd.sd_loop, &sd.sd_sigterm);
     uv_signal_init(sd.sd_loop, &sd.sd_sigint);
     sd.sd_sigterm.data = sd.sd_sigint.data = &sd;
@@ -231,7 +244,6 @@ int main(int argc, char **argv)
     sl_log(SL_LOG_INFO, "snode", "listening url=%s advertise=%s mnode=%s data=%s heartbeat_ms=%d",
            url, sd.sd_addr, o.mnode, o.data, sd.sd_heartbeat_ms);
     uv_run(sd.sd_loop, UV_RUN_DEFAULT);
-    sl__sn_tasks_stop_all(&sd, true);
     sl__sn_shutdown(&sd);
     uv_run(sd.sd_loop, UV_RUN_DEFAULT);
     sl__sn_assignment_fini(&sd.sd_as);

@@ -25,7 +25,12 @@
 #include "common/kv/kv.h"
 #include "common/net/rpc.h"
 #include "common/sql/parser.h"
+#include "snode/notify/notifier.h"
 #include "snode/runtime/stask.h"
+
+#include <pthread.h>
+
+typedef struct sn_nitem sn_nitem;
 
 /* Upper bounds applied to what the mnode sends (a reply beyond them is refused). */
 #define SN_MAX_STREAMS    100000   /* streams in one assignment */
@@ -89,7 +94,21 @@ typedef struct sl_sdaemon {
     int sd_checkpoint_ms;       /* between a task's checkpoints (0: the task's default) */
     sl_stask_event_fn sd_on_event; /* event hook of every task (notifications) */
     void *sd_event_ud;
+    /* notifications (notify.c): tasks queue records, the loop posts them */
+    sl_notifier *sd_notifier;
+    bool sd_notify_open;
+    uv_async_t sd_nasync;
+    pthread_mutex_t sd_nmu;
+    pthread_cond_t sd_ncond;
+    sn_nitem *sd_nhead, *sd_ntail;
 } sl_sdaemon;
+
+/* notify.c */
+/* Opens the notifier on the loop with its outbox in sd_kv (column family "outbox") and
+ * installs the tasks' event hook. Returns 0 or an error. */
+int sl__sn_notify_open(sl_sdaemon *sd, sl_error *err);
+/* Posts what is queued and starts closing the notifier (the loop must run afterwards). */
+void sl__sn_notify_close(sl_sdaemon *sd);
 
 /* tasks.c */
 /* Starts, moves and stops stream tasks to match sd_as (after an assignment is applied). */

@@ -18,7 +18,8 @@ int sl__sn_state_open(sl_sdaemon *sd, sl_error *err)
 {
     char path[1100];
     snprintf(path, sizeof(path), "%s/state", sd->sd_data);
-    int rc = sl_kv_open(&sd->sd_kv, path, NULL, NULL, 0, err);
+    static const char *const cfs[] = {"outbox"}; /* notifications (notify.c) */
+    int rc = sl_kv_open(&sd->sd_kv, path, NULL, cfs, 1, err);
     if (rc < 0)
         return rc;
     sl_buf v;

@@ -823,6 +823,11 @@ const char *sl_stask_db(const sl_stask *t)
     return t->c_db;
 }
 
+const sl_create_stream *sl_stask_stream(const sl_stask *t)
+{
+    return t->cs;
+}
+
 bool sl_stask_same_slots(const sl_stask *t, uint32_t nslots, const uint8_t *slots)
 {
     return nslots == t->cfg.nslots && memcmp(slots, t->c_slots, (nslots + 7) / 8) == 0;

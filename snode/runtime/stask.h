@@ -106,4 +106,8 @@ const char *sl_stask_name(const sl_stask *t);
 const char *sl_stask_db(const sl_stask *t);
 bool sl_stask_same_slots(const sl_stask *t, uint32_t nslots, const uint8_t *slots);
 
+/* The stream's parsed CREATE STREAM, for the event hook (called on the task's thread);
+ * NULL before the task is set up. */
+const sl_create_stream *sl_stask_stream(const sl_stask *t);
+
 #endif
