@@ -1,9 +1,13 @@
 /*
  * trigger_bench.c - `sluice-bench trigger`: rows/s through the trigger engine
- * (snode/trigger) for INTERVAL(1m) SLIDING(1m) over many groups.
+ * (snode/trigger) for INTERVAL(1m) SLIDING(1m) or STATE_WINDOW(v) over many groups.
  *
- *   sluice-bench trigger [--groups N] [--rows N] [--block N] [--hot N] [--history SEC]
- *                        [--dir PATH]
+ *   sluice-bench trigger [--kind interval|state] [--groups N] [--rows N] [--block N]
+ *                        [--hot N] [--history SEC] [--idle N] [--dir PATH]
+ *
+ * --kind state: STATE_WINDOW(v) where v of group g is g*3 + (row/60)%3 (every group has
+ * its own state values, which the engine keeps in the group state, so a million idle
+ * groups mean a million distinct state values).
  *
  * Generates --rows rows spread over --groups groups (one row per second per group with a
  * sub-second jitter, in order), fed as blocks of --block rows of one group, groups in
@@ -32,6 +36,7 @@ typedef struct tb_opts {
     int history_sec;
     long long idle;
     const char *dir;
+    bool state; /* --kind state */
 } tb_opts;
 
 static const int64_t T0 = 1735689600000LL; /* 2025-01-01 00:00:00 UTC, ms */
@@ -39,6 +44,24 @@ static const int64_t T0 = 1735689600000LL; /* 2025-01-01 00:00:00 UTC, ms */
 static inline int64_t row_ts(int g, long long i)
 {
     return T0 + i * 1000 + (int64_t)(((uint64_t)g * 7919u + (uint64_t)i * 104729u) % 500u);
+}
+
+static inline int32_t row_v(int g, long long i)
+{
+    return (int32_t)((int64_t)g * 3 + (i / 60) % 3);
+}
+
+/* Resident set size in bytes (Linux /proc/self/statm), 0 when unknown. */
+static long long rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long long size = 0, res = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%lld %lld", &size, &res) != 2)
+        res = 0;
+    fclose(f);
+    return res * 4096;
 }
 
 static int count_emit(void *ud, const sl_trig_event *ev)
@@ -58,6 +81,25 @@ static uint64_t tight_loop(const tb_opts *o, long long per_group, double *secs)
     uint64_t closes = 0, sum = 0;
     const int64_t w = 60000;
     double t = bench_now();
+    if (o->state) {
+        /* Per row, a close when the state value changes. */
+        for (long long base = 0; base < per_group; base += o->block) {
+            long long end = base + o->block < per_group ? base + o->block : per_group;
+            for (int g = 0; g < o->groups; g++)
+                for (long long i = base; i < end; i++) {
+                    int64_t v = row_v(g, i);
+                    if (v != cur[g]) {
+                        closes += cur[g] != INT64_MIN;
+                        cur[g] = v;
+                    }
+                    sum += (uint64_t)row_ts(g, i);
+                }
+        }
+        *secs = bench_now() - t;
+        free(cur);
+        free(cnt);
+        return closes + (sum & 0);
+    }
     for (long long base = 0; base < per_group; base += o->block) {
         long long end = base + o->block < per_group ? base + o->block : per_group;
         for (int g = 0; g < o->groups; g++) {
@@ -84,9 +126,13 @@ static uint64_t tight_loop(const tb_opts *o, long long per_group, double *secs)
 }
 
 static int run_engine(const tb_opts *o, long long per_group, sl_kv *kv, sl_kv_cf *cf,
-                      uint64_t *closes, double *secs, sl_trig_stats *st)
+                      uint64_t *closes, double *secs, sl_trig_stats *st, long long *rss_delta)
 {
-    const char *sql = "CREATE STREAM s INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname";
+    long long rss0 = rss_bytes();
+    const char *sql = o->state
+                          ? "CREATE STREAM s STATE_WINDOW(v) FROM meters PARTITION BY tbname"
+                          : "CREATE STREAM s INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY "
+                            "tbname";
     sl_parse_result *pr = NULL;
     sl_error err;
     sl_error_clear(&err);
@@ -94,7 +140,7 @@ static int run_engine(const tb_opts *o, long long per_group, sl_kv *kv, sl_kv_cf
         fprintf(stderr, "parse: %s\n", err.msg);
         return 1;
     }
-    static const sl_field cols[] = {{"ts", SL_T_TIMESTAMP, 0}, {"current", SL_T_FLOAT, 0}};
+    static const sl_field cols[] = {{"ts", SL_T_TIMESTAMP, 0}, {"v", SL_T_INT, 0}};
     sl_table_meta meta = {SL_TABLE_SUPER, "db", "meters", SL_PREC_MS, 2, cols, 0, NULL};
     sl_trig_def_opts dopts = {.stream_id = 1, .table = &meta, .precision = SL_PREC_MS};
     sl_trig_def *def = NULL;
@@ -113,6 +159,8 @@ static int run_engine(const tb_opts *o, long long per_group, sl_kv *kv, sl_kv_cf
     sl_block_init(&b);
     sl_block_add_column(&b, SL_T_TIMESTAMP, 0);
     sl_column_reserve(&b.cols[0], (uint32_t)o->block, 0);
+    sl_block_add_column(&b, SL_T_INT, 0);
+    sl_column_reserve(&b.cols[1], (uint32_t)o->block, 0);
     sl_trig_sink sink = {.emit = count_emit, .ud = closes};
     long long done = 0, total = per_group * o->groups, next_report = total / 10;
     double t0 = bench_now();
@@ -122,9 +170,13 @@ static int run_engine(const tb_opts *o, long long per_group, sl_kv *kv, sl_kv_cf
         uint32_t n = (uint32_t)(end - base);
         for (int g = 0; g < o->groups && rc == 0; g++) {
             int64_t *ts = b.cols[0].data;
-            for (uint32_t i = 0; i < n; i++)
+            int32_t *v = b.cols[1].data;
+            for (uint32_t i = 0; i < n; i++) {
                 ts[i] = row_ts(g, base + i);
+                v[i] = row_v(g, base + i);
+            }
             b.cols[0].nrows = n;
+            b.cols[1].nrows = n;
             b.nrows = n;
             sl_trig_input in = {.group_id = (uint64_t)g + 1, .rows = &b};
             rc = sl_trig_feed(t, &in, &sink, &err);
@@ -143,6 +195,7 @@ static int run_engine(const tb_opts *o, long long per_group, sl_kv *kv, sl_kv_cf
     if (rc == 0 && kv && (rc = sl_trig_flush(t, &err)) != 0)
         fprintf(stderr, "flush: %s\n", err.msg);
     sl_trig_get_stats(t, st);
+    *rss_delta = rss_bytes() - rss0;
     sl_block_fini(&b);
     sl_trig_close(t);
     sl_trig_def_free(def);
@@ -174,6 +227,8 @@ int cmd_trigger(int argc, char **argv)
             o.idle = atoll(v);
         else if (strcmp(a, "--dir") == 0)
             o.dir = v;
+        else if (strcmp(a, "--kind") == 0 && (strcmp(v, "state") == 0 || strcmp(v, "interval") == 0))
+            o.state = strcmp(v, "state") == 0;
         else {
             fprintf(stderr, "trigger: unknown option %s\n", a);
             return 2;
@@ -187,9 +242,10 @@ int cmd_trigger(int argc, char **argv)
     }
     long long per_group = o.rows / o.groups;
     long long total = per_group * o.groups;
-    printf("trigger: INTERVAL(1m) SLIDING(1m), %d groups x %lld rows = %lld rows, blocks of %d "
+    printf("trigger: %s, %d groups x %lld rows = %lld rows, blocks of %d "
            "rows, history %ds\n",
-           o.groups, per_group, total, o.block, o.history_sec);
+           o.state ? "STATE_WINDOW(v)" : "INTERVAL(1m) SLIDING(1m)", o.groups, per_group, total,
+           o.block, o.history_sec);
 
     double tl_s;
     uint64_t tl_closes = tight_loop(&o, per_group, &tl_s);
@@ -197,7 +253,8 @@ int cmd_trigger(int argc, char **argv)
     uint64_t mem_closes = 0;
     double mem_s;
     sl_trig_stats mem_st;
-    if (run_engine(&o, per_group, NULL, NULL, &mem_closes, &mem_s, &mem_st) != 0)
+    long long mem_rss = 0, kv_rss = 0, idle_rss = 0;
+    if (run_engine(&o, per_group, NULL, NULL, &mem_closes, &mem_s, &mem_st, &mem_rss) != 0)
         return 1;
 
     char tmpl[] = "/tmp/sluice-trigger-bench-XXXXXX";
@@ -222,7 +279,8 @@ int cmd_trigger(int argc, char **argv)
     uint64_t kv_closes = 0;
     double kv_s;
     sl_trig_stats kv_st;
-    int rc = run_engine(&o, per_group, db, sl_kv_cf_get(db, "trigger"), &kv_closes, &kv_s, &kv_st);
+    int rc = run_engine(&o, per_group, db, sl_kv_cf_get(db, "trigger"), &kv_closes, &kv_s, &kv_st,
+                        &kv_rss);
     /* A million idle groups: one row each, then they sit spilled in RocksDB. */
     sl_trig_stats idle_st = {0};
     double idle_s = 0;
@@ -231,7 +289,8 @@ int cmd_trigger(int argc, char **argv)
         tb_opts io = o;
         io.groups = (int)o.idle;
         io.block = 1;
-        rc = run_engine(&io, 1, db, sl_kv_cf_get(db, "trigger"), &idle_closes, &idle_s, &idle_st);
+        rc = run_engine(&io, 1, db, sl_kv_cf_get(db, "trigger"), &idle_closes, &idle_s, &idle_st,
+                        &idle_rss);
     }
     sl_kv_close(db);
     if (!o.dir)
@@ -261,6 +320,10 @@ int cmd_trigger(int argc, char **argv)
                (unsigned long long)idle_st.groups, idle_s, o.hot,
                (double)idle_st.mem_bytes / (double)idle_st.groups,
                (double)idle_st.dir_bytes / (double)idle_st.groups);
+    if (o.idle > 0)
+        printf("idle: process RSS grew by %.0f bytes/group while the idle groups were fed "
+               "(engine, definition and RocksDB memtables included)\n",
+               (double)idle_rss / (double)o.idle);
     bool agree = tl_closes == mem_closes && mem_closes == kv_closes;
     printf("window closes %s\n", agree ? "agree" : "DIFFER");
     return agree ? 0 : 1;

@@ -2,42 +2,23 @@
  * trig_event.c - EVENT_WINDOW(START WITH c END WITH e) and the multi-start form
  * EVENT_WINDOW(START WITH (c0, c1, ...) [END WITH e]), with TRUE_FOR.
  *
- * Plain form (semantics.md rule 5): a window opens on the first released row whose start
- * condition holds and closes on the first row from that one on (the opening row included)
- * whose end condition holds. TRUE_FOR(start(limit)) opens only once the start condition
- * held for a whole streak meeting limit (_twstart = the streak's first row; a row without
- * it resets the streak); TRUE_FOR(end(limit)) closes only once the end condition held for
- * a streak meeting limit (_twend = the streak's first row, rows after it are not part of
- * the window; a row without it resets the streak and the window stays open).
- *
- * Multi-start form: on each row the first start condition that holds is the effective
- * condition. With no window open, an effective condition opens one. While open, a row
- * meeting END WITH closes it (that row included); a row with no start condition holding
- * closes it (that row excluded); a row with another effective condition closes the current
- * sub-window and opens the next one. The event window as a whole is reported with
- * windowIndex -1 and the opening condition: it is the regular event window when the
- * condition never changed and the parent window otherwise (same start, same condition
- * index, as the spec defines the parent), so its WINDOW_OPEN is sent when it opens.
- * Sub-windows carry windowIndex 0, 1, ...: sub-window 0 is reported (OPEN and CLOSE) when
- * the second one opens, later ones when they open and close. At the end the last
- * sub-window closes before the parent. Closing condition indexes: END WITH is index
- * nstart (1 for the plain form, like the spec's example), a condition change reports the
- * new effective condition, "no start condition holds" reports -1.
- *
- * The window-level TRUE_FOR filters every window (plain, parent, sub) by its own bounds
- * and rows; a window sends WINDOW_OPEN once it is known to qualify, so a filtered window
- * sends nothing, and sub-window indexes count filtered sub-windows too.
+ * The rules (plain and multi-start windows, parent and sub-windows, windowIndex and
+ * conditionIndex, TRUE_FOR with start(...)/end(...) streaks, field values) are written
+ * down in docs/triggers.md, "EVENT_WINDOW"; the tests assert them.
  *
  * aux per row: bits 0-7 the effective start condition + 1 (0: none), bit 8 the end
- * condition, bits 16-63 a hash of the condition columns' values (notifications'
- * fieldValue), whose values the definition's dictionary keeps (see trig_state.c).
- * Recomputation uses the core's replay; the log is pruned at quiescent rows (no window
- * open, no streak), found by a shadow copy of the machine that trails at the horizon.
+ * condition (both from prepare()), bits 16-63 the code of the condition columns' values
+ * (notifications' fieldValue) in the group's value store (trigger_values.c, set by
+ * intern()). Recomputation uses the core's replay; the log is pruned at quiescent rows
+ * (no window open, no streak), found by a shadow copy of the machine that trails at the
+ * horizon.
  */
 #include "trigger_int.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #define EV_MAX_COND 64
 
@@ -51,7 +32,8 @@ typedef struct ev_def {
     int field_cols[SL_TRIG_MAX_KEYS];
     const char *field_names[SL_TRIG_MAX_KEYS];
     sl_value nulls[SL_TRIG_MAX_KEYS];
-    sl__trig_vdict *dict;                /* field hash -> values */
+    /* Scratch (one thread at a time): decoded field values handed out with windows. */
+    sl_value fv[SL_TRIG_MAX_KEYS], ofv[SL_TRIG_MAX_KEYS];
 } ev_def;
 
 static void ev_def_free(sl_trig_def *def)
@@ -62,7 +44,6 @@ static void ev_def_free(sl_trig_def *def)
     for (int i = 0; i < EV_MAX_COND; i++)
         sl_cexpr_free(ed->starts[i]);
     sl_cexpr_free(ed->end);
-    sl__trig_vdict_free(ed->dict);
     free(ed);
     def->k.ext = NULL;
 }
@@ -197,9 +178,6 @@ static int ev_build(sl_trig_def *def, const sl_create_stream *cs, sl_error *err)
     for (int i = 0; i < ed->nfields; i++)
         if (ed->field_cols[i] + 1 > def->min_columns)
             def->min_columns = ed->field_cols[i] + 1;
-    ed->dict = sl__trig_vdict_new(ed->nfields ? ed->nfields : 1);
-    if (!ed->dict)
-        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     return 0;
 }
 
@@ -223,8 +201,6 @@ static int ev_prepare(const sl_trig_def *def, const sl_block *b, const uint32_t 
         if (rc != 0)
             return rc;
     }
-    sl_value vals[SL_TRIG_MAX_KEYS];
-    uint64_t last = UINT64_MAX;
     for (uint32_t j = 0; j < n; j++) {
         uint32_t r = sel ? sel[j] : j;
         uint64_t a = 0;
@@ -235,29 +211,45 @@ static int ev_prepare(const sl_trig_def *def, const sl_block *b, const uint32_t 
             }
         if (ec && col_true(ec, r))
             a |= 1u << 8;
-        if (ed->nfields > 0) {
-            uint64_t h = 0x243F6A8885A308D3ull;
-            for (int f = 0; f < ed->nfields; f++) {
-                const sl_column *col = &b->cols[ed->field_cols[f]];
-                if (sl_column_is_null(col, r)) {
-                    vals[f] = ed->nulls[f];
-                    h = (h ^ 0xA5A5A5A5ull) * 0x9E3779B97F4A7C15ull;
-                    continue;
-                }
-                sl_column_get(col, r, &vals[f]);
-                h = (h ^ sl__trig_value_hash(&vals[f], f)) * 0x9E3779B97F4A7C15ull;
-            }
-            uint64_t key = (h ^ (h >> 31)) >> 16; /* 48 bits */
-            a |= key << 16;
-            if (key != last) {
-                int rc = sl__trig_vdict_put(ed->dict, key, vals);
-                if (rc != 0)
-                    return sl_error_set(err, rc, 0, 0, "out of memory");
-                last = key;
-            }
-        }
         aux[j] = a;
     }
+    return 0;
+}
+
+/* Completes aux with the code of the row's condition field values (bits 16-63: a 48-bit
+ * hash whose low bits are the slot in the group's value store, see trigger_values.c). */
+static int ev_intern(sl__trig_ctx *c, const sl_block *b, const uint32_t *sel,
+                     const uint8_t *kinds, uint32_t n, uint64_t *aux, sl_error *err)
+{
+    const ev_def *ed = c->def->k.ext;
+    if (ed->nfields == 0)
+        return 0;
+    sl_value vals[SL_TRIG_MAX_KEYS];
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t r = sel ? sel[j] : j;
+        if (kinds && kinds[r] == SL_TRIG_ROW_DELETE)
+            continue;
+        uint64_t h = 0x243F6A8885A308D3ull;
+        for (int f = 0; f < ed->nfields; f++) {
+            const sl_column *col = &b->cols[ed->field_cols[f]];
+            if (sl_column_is_null(col, r)) {
+                vals[f] = ed->nulls[f];
+                h = (h ^ 0xA5A5A5A5ull) * 0x9E3779B97F4A7C15ull;
+                continue;
+            }
+            sl_column_get(col, r, &vals[f]);
+            h = (h ^ sl__trig_value_hash(&vals[f], f)) * 0x9E3779B97F4A7C15ull;
+        }
+        uint64_t code;
+        int rc = sl__trig_vs_intern(&c->g->vs, (h ^ (h >> 31)) >> 16, vals, ed->nfields, &code);
+        if (rc == SL_ELIMIT)
+            return sl_error_set(err, rc, 0, 0, "more than %d distinct EVENT_WINDOW field value "
+                                "tuples of one group share a hash", SL__TRIG_VS_SLOTS);
+        if (rc != 0)
+            return sl_error_set(err, rc, 0, 0, "out of memory");
+        aux[j] |= code << 16;
+    }
+    c->g->dirty = true;
     return 0;
 }
 
@@ -280,7 +272,7 @@ enum {
     G_FRESH = 32  /* (kind state only) no row since state_init */
 };
 /* Kind state: the machine, the retain scan, then the shadow machine. */
-enum { K_QS = M__WORDS, K_QP, K_GEN, K_SH, K__WORDS = K_SH + M__WORDS };
+enum { K_QS = M__WORDS, K_QP, K_SH, K__WORDS = K_SH + M__WORDS };
 
 #define U(x) ((uint64_t)(x))
 
@@ -309,8 +301,8 @@ static int ev_emit(sl__trig_ctx *c, const ev_def *ed, bool open, int64_t start, 
                       .condition_index = cond, .nfields = ed->nfields,
                       .field_names = ed->field_names};
     if (ed->nfields > 0) {
-        const sl_value *v = sl__trig_vdict_get(ed->dict, aux >> 16);
-        w.field_values = v ? v : ed->nulls;
+        sl_value *fv = ((ev_def *)ed)->fv;
+        w.field_values = sl__trig_vs_get(&c->g->vs, aux >> 16, fv, ed->nfields) ? fv : ed->nulls;
     }
     return open ? sl__trig_open(c, &w) : sl__trig_close(c, &w);
 }
@@ -486,21 +478,7 @@ static int ev_row(sl__trig_ctx *c, int64_t ts, uint64_t aux)
         if (live && live != s)
             memcpy(s + K_QS, live + K_QS, (size_t)(K__WORDS - K_QS) * sizeof(int64_t));
     }
-    /* Keep the field values of rows the state still reports in the dictionary's current
-     * generation (see trig_state.c). */
     const ev_def *ed = c->def->k.ext;
-    uint64_t fl = sl__trig_vdict_flips(ed->dict);
-    if (U(s[K_GEN]) != fl) {
-        s[K_GEN] = (int64_t)fl;
-        if (s[M_FL] & G_O) {
-            sl__trig_vdict_get(ed->dict, U(s[M_OA]) >> 16);
-            sl__trig_vdict_get(ed->dict, U(s[M_SA]) >> 16);
-        }
-        if (s[M_FL] & (G_TS | G_ES)) {
-            sl__trig_vdict_get(ed->dict, U(s[M_TA]) >> 16);
-            sl__trig_vdict_get(ed->dict, U(s[M_EA]) >> 16);
-        }
-    }
     return ev_step(c, ed, s, ts, aux);
 }
 
@@ -521,8 +499,9 @@ static bool ev_open_window(sl__trig_ctx *c, sl__trig_win *w)
                         .window_index = -1, .condition_index = (int32_t)m[M_OC],
                         .nfields = ed->nfields, .field_names = ed->field_names};
     if (ed->nfields > 0) {
-        const sl_value *v = sl__trig_vdict_get(ed->dict, U(m[M_OA]) >> 16);
-        w->field_values = v ? v : ed->nulls;
+        sl_value *fv = ((ev_def *)ed)->ofv;
+        w->field_values =
+            sl__trig_vs_get(&c->g->vs, U(m[M_OA]) >> 16, fv, ed->nfields) ? fv : ed->nulls;
     }
     return true;
 }
@@ -561,14 +540,42 @@ static int64_t ev_retain_from(sl__trig_ctx *c, int64_t horizon)
     return s[K_QP];
 }
 
-static int ev_ckpt_save(const sl_trig_def *def, sl_buf *out)
+/* Keeps the field values the log, the pending rows and the machines refer to. */
+static void ev_gc(sl__trig_ctx *c)
 {
-    return sl__trig_vdict_encode(((const ev_def *)def->k.ext)->dict, out);
+    sl__trig_group *g = c->g;
+    const ev_def *ed = c->def->k.ext;
+    if (ed->nfields == 0 || !sl__trig_vs_gc_due(&g->vs))
+        return;
+    const int64_t *s = (const int64_t *)g->kst;
+    for (uint32_t i = g->log.head; i < g->log.n; i++)
+        sl__trig_vs_mark(&g->vs, g->log.v[i].aux >> 16);
+    for (uint32_t i = g->pending.head; i < g->pending.n; i++)
+        sl__trig_vs_mark(&g->vs, g->pending.v[i].aux >> 16);
+    static const int words[] = {M_OA, M_SA, M_TA, M_EA};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        sl__trig_vs_mark(&g->vs, U(s[words[i]]) >> 16);
+        sl__trig_vs_mark(&g->vs, U(s[K_SH + words[i]]) >> 16);
+    }
+    sl__trig_vs_sweep(&g->vs); /* on ENOMEM everything is kept */
+    g->dirty = true;
 }
 
-static int ev_ckpt_load(const sl_trig_def *def, const void *p, size_t n)
+/* What the AST hash of the definition does not show: the resolved condition fields and
+ * TRUE_FOR limits. */
+static uint64_t ev_fingerprint(const sl_trig_def *def)
 {
-    return sl__trig_vdict_decode(((const ev_def *)def->k.ext)->dict, p, n);
+    const ev_def *ed = def->k.ext;
+    int64_t w[] = {ed->nstart, ed->multi, ed->end != NULL, ed->nfields,
+                   ed->tf.op, ed->tf.dur, ed->tf.count,
+                   ed->tf_start.op, ed->tf_start.dur, ed->tf_start.count,
+                   ed->tf_end.op, ed->tf_end.dur, ed->tf_end.count};
+    uint64_t h = XXH3_64bits_withSeed(w, sizeof w, 0x4556);
+    for (int i = 0; i < ed->nfields; i++) {
+        int64_t f[] = {ed->field_cols[i], def->col_types[ed->field_cols[i]]};
+        h = XXH3_64bits_withSeed(f, sizeof f, h);
+    }
+    return h;
 }
 
 static bool ev_recalc(const sl_trig_def *def)
@@ -592,6 +599,7 @@ const sl__trig_kind_ops sl__trig_event_ops = {
     .retain_from = ev_retain_from,
     .recalc = ev_recalc,
     .keeps_log = true,
-    .ckpt_save = ev_ckpt_save,
-    .ckpt_load = ev_ckpt_load,
+    .intern = ev_intern,
+    .gc = ev_gc,
+    .fingerprint = ev_fingerprint,
 };

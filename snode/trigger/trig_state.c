@@ -1,38 +1,19 @@
 /*
- * trig_state.c - STATE_WINDOW(key, ...) [EXTEND(0|1|2)] [ZEROTH_STATE(...)] [TRUE_FOR(...)].
+ * trig_state.c - STATE_WINDOW(key, ...) [EXTEND(0|1|2)] [ZEROTH_STATE(...)] [TRUE_FOR(...)],
+ * and the TRUE_FOR limit helpers shared with trig_event.c.
  *
- * A state window holds consecutive released rows of one group whose state keys are equal;
- * it closes when a released row carries another state (semantics.md rules 3 and 4). The
- * NULL rules of the spec, as this file reads them:
- *  - A row whose keys are all NULL ("all-NULL") never closes a window. Before the group's
- *    first row with a non-NULL key it belongs to no window. Otherwise it joins the window
- *    of the unit before it (EXTEND 0 and 1) or of the unit after it (EXTEND 2); between two
- *    rows of one state it simply stays in that window.
- *  - A maximal run of rows where some but not all keys are NULL ("partial run", all-NULL
- *    rows in its middle included, all-NULL rows at its edges not) is decided as a whole
- *    when the next row with every key set (N) arrives. With P the state of the window
- *    before the run, the run is compatible with a state when each non-NULL key of each
- *    row equals that state's key: EXTEND(0) merges it into P's window if compatible with
- *    P, else into N's if compatible with N, else it is an independent window; EXTEND(1)
- *    merges into P or is independent; EXTEND(2) merges into N or is independent. That is
- *    the spec's merge table line by line. A run compatible with P and N where P == N
- *    leaves one window. An independent window's state is the keys of its first row.
- * EXTEND(1) sets _twend to just before the next window's first row, EXTEND(2) _twstart to
- * just after the previous window's last row (the group's first window keeps its first row).
- * ZEROTH_STATE filters windows whose state equals the zero state at every position not
- * written NO_ZEROTH (all NO_ZEROTH: no filtering); TRUE_FOR filters by the final bounds
- * and rows (rule 9). A filtered window emits nothing; a kept one emits WINDOW_OPEN once it
- * is known to qualify (at once without TRUE_FOR) and WINDOW_CLOSE when it closes.
+ * The rules this file implements (the NULL and partial-NULL rules, the merge table for
+ * EXTEND 0/1/2, EXTEND's bounds, ZEROTH_STATE, TRUE_FOR, when OPEN is sent) are written
+ * down in docs/triggers.md, "STATE_WINDOW"; the tests assert them.
  *
- * Rows reach the kind only as (ts, aux). aux packs the NULL mask of the keys (top k bits),
- * a "matches the zero state" bit, and a (63 - k)-bit hash of the non-NULL keys, so state
- * equality, NULL classes and zeroth filtering are decided from aux alone (two different
- * states are taken as equal only on a hash collision). The key values behind an aux
- * (needed for partial-NULL compatibility and the prevState/curState/nextState of
- * notifications) live in a value dictionary on the definition (sl__trig_vdict), filled by
- * prepare(), saved with checkpoints (ckpt_save/ckpt_load) and bounded as a two-generation
- * cache; a value no longer held reads as NULL (and a partial run is then taken as
- * incompatible). The dictionary also backs trig_event.c's condition field values.
+ * Implementation: rows reach the kind only as (ts, aux). aux is a row code: the NULL mask
+ * of the keys (top k bits), a "matches the zero state" bit and a hash of the non-NULL keys
+ * whose low bits are a slot in the group's value store (trigger_values.c), which keeps the
+ * exact key values of every code the group still refers to. prepare() evaluates the key
+ * expressions, intern() (once the group is known) turns each row into its code. Two codes
+ * are the same state when their hash parts are equal and their values are (st_same), so
+ * equality is exact. The values also give the partial-NULL compatibility and the
+ * prevState/curState/nextState of events.
  *
  * Recomputation uses the core's replay. A state window is always open after the first
  * one, so the log is pruned only at a "clean cut": a row with every key set whose log
@@ -84,293 +65,6 @@ bool sl__trig_limit_met(const sl__trig_limit *l, int64_t start, int64_t end, uin
     }
 }
 
-/* ------------------------------------------------------- shared: the value dictionary */
-
-/*
- * The dictionary is a cache of two generations so it stays bounded however many distinct
- * values a stream sees: new entries go to the current generation; when it holds
- * VD_GEN_ENTRIES the previous one is dropped and the current one becomes previous. A hit
- * in the previous generation copies the entry forward. Kinds re-touch the codes their
- * group state refers to after a generation change (sl__trig_vdict_flips), so only the
- * values of groups idle across two changes can be lost; those read as NULL.
- * Pointers returned by get stay valid until the next put (only put drops a generation).
- */
-#define VD_GEN_ENTRIES (1u << 17)
-
-typedef struct vd_ent {
-    uint64_t key;
-    sl_value *vals; /* n values then the string bytes, one allocation; NULL: free slot */
-} vd_ent;
-
-typedef struct vd_tab {
-    vd_ent *slots;
-    uint32_t cap, used; /* cap is a power of two */
-} vd_tab;
-
-struct sl__trig_vdict {
-    int n;
-    vd_tab cur, old;
-    uint64_t flips; /* generation changes so far */
-};
-
-sl__trig_vdict *sl__trig_vdict_new(int n)
-{
-    sl__trig_vdict *d = calloc(1, sizeof *d);
-    if (d)
-        d->n = n;
-    return d;
-}
-
-static void vd_tab_fini(vd_tab *t)
-{
-    for (uint32_t i = 0; i < t->cap; i++)
-        free(t->slots[i].vals);
-    free(t->slots);
-    memset(t, 0, sizeof *t);
-}
-
-void sl__trig_vdict_free(sl__trig_vdict *d)
-{
-    if (!d)
-        return;
-    vd_tab_fini(&d->cur);
-    vd_tab_fini(&d->old);
-    free(d);
-}
-
-uint64_t sl__trig_vdict_flips(const sl__trig_vdict *d)
-{
-    return d ? d->flips : 0;
-}
-
-static uint32_t vd_slot(uint64_t key, uint32_t cap)
-{
-    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
-static sl_value *vd_find(const vd_tab *t, uint64_t key)
-{
-    if (t->cap == 0)
-        return NULL;
-    for (uint32_t i = vd_slot(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-        if (!t->slots[i].vals)
-            return NULL;
-        if (t->slots[i].key == key)
-            return t->slots[i].vals;
-    }
-}
-
-static int vd_grow(vd_tab *t)
-{
-    uint32_t ncap = t->cap ? t->cap * 2 : 64;
-    vd_ent *ns = calloc(ncap, sizeof *ns);
-    if (!ns)
-        return SL_ENOMEM;
-    for (uint32_t i = 0; i < t->cap; i++) {
-        if (!t->slots[i].vals)
-            continue;
-        uint32_t j = vd_slot(t->slots[i].key, ncap);
-        while (ns[j].vals)
-            j = (j + 1) & (ncap - 1);
-        ns[j] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->cap = ncap;
-    return 0;
-}
-
-/* Inserts a copy of vals (n values) under key into t; returns the copy or NULL. */
-static sl_value *vd_insert(vd_tab *t, int n, uint64_t key, const sl_value *vals)
-{
-    if ((t->used + 1) * 4 > t->cap * 3 && vd_grow(t) != 0)
-        return NULL;
-    size_t bytes = (size_t)n * sizeof(sl_value);
-    for (int i = 0; i < n; i++)
-        if (!vals[i].is_null && sl_type_is_var(vals[i].type))
-            bytes += vals[i].v.s.len;
-    sl_value *copy = malloc(bytes ? bytes : 1);
-    if (!copy)
-        return NULL;
-    char *heap = (char *)(copy + n);
-    for (int i = 0; i < n; i++) {
-        copy[i] = vals[i];
-        if (!vals[i].is_null && sl_type_is_var(vals[i].type)) {
-            if (vals[i].v.s.len)
-                memcpy(heap, vals[i].v.s.ptr, vals[i].v.s.len);
-            copy[i].v.s.ptr = heap;
-            heap += vals[i].v.s.len;
-        }
-    }
-    uint32_t j = vd_slot(key, t->cap);
-    while (t->slots[j].vals)
-        j = (j + 1) & (t->cap - 1);
-    t->slots[j].key = key;
-    t->slots[j].vals = copy;
-    t->used++;
-    return copy;
-}
-
-const sl_value *sl__trig_vdict_get(sl__trig_vdict *d, uint64_t key)
-{
-    if (!d)
-        return NULL;
-    sl_value *v = vd_find(&d->cur, key);
-    if (v)
-        return v;
-    v = vd_find(&d->old, key);
-    if (!v)
-        return NULL;
-    /* Copy forward; never drops a generation, so earlier results stay valid. */
-    sl_value *c = vd_insert(&d->cur, d->n, key, v);
-    return c ? c : v;
-}
-
-static int vd_put(sl__trig_vdict *d, uint64_t key, const sl_value *vals, bool may_drop)
-{
-    if (sl__trig_vdict_get(d, key))
-        return 0;
-    if (may_drop && d->cur.used >= VD_GEN_ENTRIES) {
-        vd_tab_fini(&d->old);
-        d->old = d->cur;
-        memset(&d->cur, 0, sizeof d->cur);
-        d->flips++;
-    }
-    return vd_insert(&d->cur, d->n, key, vals) ? 0 : SL_ENOMEM;
-}
-
-int sl__trig_vdict_put(sl__trig_vdict *d, uint64_t key, const sl_value *vals)
-{
-    return vd_put(d, key, vals, true);
-}
-
-bool sl__trig_value_eq(const sl_value *a, const sl_value *b)
-{
-    if (a->is_null || b->is_null)
-        return a->is_null && b->is_null;
-    if (sl_type_is_var(a->type) || sl_type_is_var(b->type))
-        return sl_type_is_var(a->type) && sl_type_is_var(b->type) && a->v.s.len == b->v.s.len &&
-               (a->v.s.len == 0 || memcmp(a->v.s.ptr, b->v.s.ptr, a->v.s.len) == 0);
-    if (a->type == SL_T_BOOL || b->type == SL_T_BOOL) {
-        int64_t x = a->type == SL_T_BOOL ? a->v.b : a->v.i;
-        int64_t y = b->type == SL_T_BOOL ? b->v.b : b->v.i;
-        return x == y;
-    }
-    if (sl_type_is_unsigned_int(a->type) != sl_type_is_unsigned_int(b->type)) {
-        const sl_value *s = sl_type_is_unsigned_int(a->type) ? b : a;
-        const sl_value *u = sl_type_is_unsigned_int(a->type) ? a : b;
-        return s->v.i >= 0 && (uint64_t)s->v.i == u->v.u;
-    }
-    return sl_type_is_unsigned_int(a->type) ? a->v.u == b->v.u : a->v.i == b->v.i;
-}
-
-/* Hash of one non-NULL value at position pos (numbers by value bits, text by bytes). */
-uint64_t sl__trig_value_hash(const sl_value *v, int pos)
-{
-    if (sl_type_is_var(v->type))
-        return XXH3_64bits_withSeed(v->v.s.ptr ? v->v.s.ptr : "", v->v.s.len,
-                                    0x51u + (uint64_t)pos);
-    int64_t x;
-    if (v->type == SL_T_BOOL)
-        x = v->v.b;
-    else if (sl_type_is_float(v->type))
-        memcpy(&x, &v->v.d, sizeof x);
-    else
-        x = v->v.i; /* u shares the bits */
-    return XXH3_64bits_withSeed(&x, sizeof x, 0x51u + (uint64_t)pos);
-}
-
-static int vd_encode_tab(const vd_tab *t, int n, sl_buf *out)
-{
-    int rc = 0;
-    for (uint32_t i = 0; i < t->cap && rc == 0; i++) {
-        const vd_ent *e = &t->slots[i];
-        if (!e->vals)
-            continue;
-        rc = sl_buf_put_u64(out, e->key);
-        for (int j = 0; j < n && rc == 0; j++) {
-            const sl_value *v = &e->vals[j];
-            rc = sl_buf_put_u8(out, (uint8_t)v->type);
-            if (rc == 0)
-                rc = sl_buf_put_u8(out, v->is_null ? 1 : 0);
-            if (rc != 0 || v->is_null)
-                continue;
-            if (sl_type_is_var(v->type)) {
-                rc = sl_buf_put_varu(out, v->v.s.len);
-                if (rc == 0)
-                    rc = sl_buf_put(out, v->v.s.ptr, v->v.s.len);
-            } else if (sl_type_is_float(v->type)) {
-                rc = sl_buf_put(out, &v->v.d, sizeof v->v.d);
-            } else {
-                int64_t x = v->type == SL_T_BOOL ? (int64_t)v->v.b : v->v.i;
-                rc = sl_buf_put_vari(out, x);
-            }
-        }
-    }
-    return rc;
-}
-
-int sl__trig_vdict_encode(const sl__trig_vdict *d, sl_buf *out)
-{
-    /* Old generation first, so the current one wins when both hold a key. */
-    int rc = sl_buf_put_varu(out, (uint64_t)d->n);
-    if (rc == 0)
-        rc = sl_buf_put_varu(out, (uint64_t)d->old.used + d->cur.used);
-    if (rc == 0)
-        rc = vd_encode_tab(&d->old, d->n, out);
-    if (rc == 0)
-        rc = vd_encode_tab(&d->cur, d->n, out);
-    return rc;
-}
-
-int sl__trig_vdict_decode(sl__trig_vdict *d, const void *p, size_t n)
-{
-    sl_reader r;
-    sl_reader_init(&r, p, n);
-    uint64_t nv, cnt;
-    if (sl_reader_varu(&r, &nv) != 0 || nv != (uint64_t)d->n || sl_reader_varu(&r, &cnt) != 0 ||
-        cnt > sl_reader_left(&r) / 8)
-        return SL_ECORRUPT;
-    sl_value vals[SL_TRIG_MAX_KEYS];
-    for (uint64_t i = 0; i < cnt; i++) {
-        uint64_t key;
-        if (sl_reader_u64(&r, &key) != 0)
-            return SL_ECORRUPT;
-        for (int j = 0; j < d->n; j++) {
-            uint8_t t, isnull;
-            if (sl_reader_u8(&r, &t) != 0 || sl_reader_u8(&r, &isnull) != 0 || t == SL_T_NULL ||
-                t >= SL_T__COUNT || isnull > 1)
-                return SL_ECORRUPT;
-            vals[j] = sl_value_null((sl_type)t);
-            if (isnull)
-                continue;
-            vals[j].is_null = false;
-            if (sl_type_is_var((sl_type)t)) {
-                uint64_t len;
-                if (sl_reader_varu(&r, &len) != 0 || len > sl_reader_left(&r))
-                    return SL_ECORRUPT;
-                vals[j].v.s.len = (uint32_t)len;
-                vals[j].v.s.ptr = (const char *)sl_reader_take(&r, (size_t)len);
-            } else if (sl_type_is_float((sl_type)t)) {
-                if (sl_reader_get(&r, &vals[j].v.d, sizeof vals[j].v.d) != 0)
-                    return SL_ECORRUPT;
-            } else {
-                int64_t x;
-                if (sl_reader_vari(&r, &x) != 0)
-                    return SL_ECORRUPT;
-                if (t == SL_T_BOOL)
-                    vals[j].v.b = x != 0;
-                else
-                    vals[j].v.i = x;
-            }
-        }
-        int rc = vd_put(d, key, vals, false); /* a restore keeps every entry */
-        if (rc != 0)
-            return rc;
-    }
-    return sl_reader_left(&r) == 0 ? 0 : SL_ECORRUPT;
-}
-
 /* ------------------------------------------------------------------- the definition */
 
 typedef struct st_def {
@@ -384,7 +78,11 @@ typedef struct st_def {
     char *zbytes[SL_TRIG_MAX_KEYS];
     sl__trig_limit tf;                   /* TRUE_FOR window filter, op NONE when absent */
     sl_value nulls[SL_TRIG_MAX_KEYS];    /* typed NULLs: values of an unknown aux */
-    sl__trig_vdict *dict;                /* aux -> key values */
+    /* Scratch (a definition is used by one thread at a time): the key columns prepare()
+     * evaluated for intern(), and decoded values handed out with windows. */
+    const sl_column *ecols[SL_TRIG_MAX_KEYS];
+    sl_value ev[3][SL_TRIG_MAX_KEYS];    /* st_emit: prev, cur, next */
+    sl_value ow[2][SL_TRIG_MAX_KEYS];    /* st_open_window: prev, cur */
 } st_def;
 
 static void st_def_free(sl_trig_def *def)
@@ -396,7 +94,6 @@ static void st_def_free(sl_trig_def *def)
         sl_cexpr_free(sd->keys[i]);
         free(sd->zbytes[i]);
     }
-    sl__trig_vdict_free(sd->dict);
     free(sd);
     def->k.ext = NULL;
 }
@@ -512,9 +209,6 @@ static int st_build(sl_trig_def *def, const sl_create_stream *cs, sl_error *err)
         if ((rc = sl__trig_limit_build(def, &a->limit, &sd->tf, err)) != 0)
             return rc;
     }
-    sd->dict = sl__trig_vdict_new(n);
-    if (!sd->dict)
-        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     return 0;
 }
 
@@ -541,21 +235,44 @@ static inline bool code_zeroth(uint64_t code, int k)
     return (code >> (63 - k)) & 1;
 }
 
+/* Evaluates the key expressions; intern() turns the rows into codes once the group is
+ * known. */
 static int st_prepare(const sl_trig_def *def, const sl_block *b, const uint32_t *sel, uint32_t n,
                       uint64_t *aux, sl_error *err)
 {
     st_def *sd = def->k.ext;
-    int k = sd->nkeys;
-    const sl_column *cols[SL_TRIG_MAX_KEYS];
-    for (int i = 0; i < k; i++) {
-        int rc = sl_cexpr_eval(sd->keys[i], b, &cols[i], err);
+    (void)sel;
+    for (int i = 0; i < sd->nkeys; i++) {
+        int rc = sl_cexpr_eval(sd->keys[i], b, &sd->ecols[i], err);
         if (rc != 0)
             return rc;
     }
-    uint64_t hmask = (1ull << (63 - k)) - 1, last = SL__TRIG_AUX_SKIP;
-    sl_value vals[SL_TRIG_MAX_KEYS];
+    memset(aux, 0, (size_t)n * sizeof *aux);
+    return 0;
+}
+
+/*
+ * Row codes: the top k bits are the NULL mask of the keys, the next bit says "matches the
+ * zero state", the low 63 - k bits a hash of the non-NULL keys whose low
+ * SL__TRIG_VS_SLOTS bits are the slot of the exact tuple in the group's value store
+ * (trigger_values.c). An all-NULL row has no values and is not stored.
+ */
+static int st_intern(sl__trig_ctx *c, const sl_block *b, const uint32_t *sel,
+                     const uint8_t *kinds, uint32_t n, uint64_t *aux, sl_error *err)
+{
+    st_def *sd = c->def->k.ext;
+    int k = sd->nkeys;
+    const sl_column *const *cols = sd->ecols;
+    (void)b;
+    uint64_t hmask = (1ull << (63 - k)) - 1, last_base = 0, last_code = 0;
+    bool have_last = false;
+    sl_value vals[SL_TRIG_MAX_KEYS], lastv[SL_TRIG_MAX_KEYS];
     for (uint32_t j = 0; j < n; j++) {
         uint32_t r = sel ? sel[j] : j;
+        if (kinds && kinds[r] == SL_TRIG_ROW_DELETE) {
+            aux[j] = 0; /* a delete carries no values */
+            continue;
+        }
         uint64_t mask = 0, h = 0x243F6A8885A308D3ull;
         bool zero = sd->has_zeroth;
         for (int i = 0; i < k; i++) {
@@ -572,18 +289,33 @@ static int st_prepare(const sl_trig_def *def, const sl_block *b, const uint32_t 
             if (sd->zeroth_on[i] && !sl__trig_value_eq(&vals[i], &sd->zeroth[i]))
                 zero = false;
         }
-        uint64_t code;
-        if (mask == (1ull << k) - 1)
-            code = mask << (64 - k); /* all NULL: never SKIP since the hash bits are 0 */
-        else
-            code = (mask << (64 - k)) | ((uint64_t)zero << (63 - k)) | ((h ^ (h >> 29)) & hmask);
-        aux[j] = code;
-        if (code != last && mask != (1ull << k) - 1) {
-            int rc = sl__trig_vdict_put(sd->dict, code, vals);
-            if (rc != 0)
-                return sl_error_set(err, rc, 0, 0, "out of memory");
+        if (mask == (1ull << k) - 1) {
+            aux[j] = mask << (64 - k); /* all NULL: never SKIP since the hash bits are 0 */
+            continue;
         }
-        last = code;
+        uint64_t base = (mask << (64 - k)) | ((uint64_t)zero << (63 - k)) |
+                        ((h ^ (h >> 29)) & hmask & ~(uint64_t)(SL__TRIG_VS_SLOTS - 1));
+        /* Runs of one state are common: the previous row's tuple needs no lookup. */
+        if (have_last && base == last_base) {
+            bool same = true;
+            for (int i = 0; i < k && same; i++)
+                same = sl__trig_value_eq(&vals[i], &lastv[i]);
+            if (same) {
+                aux[j] = last_code;
+                continue;
+            }
+        }
+        int rc = sl__trig_vs_intern(&c->g->vs, base, vals, k, &aux[j]);
+        if (rc == SL_ELIMIT)
+            return sl_error_set(err, rc, 0, 0, "more than %d distinct STATE_WINDOW key tuples "
+                                "of one group share a hash", SL__TRIG_VS_SLOTS);
+        if (rc != 0)
+            return sl_error_set(err, rc, 0, 0, "out of memory");
+        c->g->dirty = true;
+        have_last = true;
+        last_base = base;
+        last_code = aux[j];
+        memcpy(lastv, vals, (size_t)k * sizeof *vals); /* strings stay in the block */
     }
     return 0;
 }
@@ -599,7 +331,6 @@ enum {
     S_RN, S_RF, S_RL, S_RC, S_RX, /* partial run: rows, first, last, first row's code, conflicts */
     S_QS, S_QX,             /* retain scan: scanned up to (exclusive), latest clean cut */
     S_BT, S_BC, S_BL,       /* base context: base row ts, previous state, previous last row */
-    S_GEN,                  /* dictionary generation count when the codes were last touched */
     S_RP,                   /* S_RP + i: code of the run row that first set key i */
     S__FIXED = S_RP
 };
@@ -630,32 +361,44 @@ static void st_state_init(const sl_trig_def *def, void *kst)
 
 #define U(x) ((uint64_t)(x))
 
-static const sl_value *st_vals(const st_def *sd, uint64_t code)
+/* The key values of code, decoded into out (typed NULLs when unknown, which the value
+ * store rules out). */
+static const sl_value *st_vals(const sl__trig_ctx *c, uint64_t code, sl_value *out)
 {
-    const sl_value *v = sl__trig_vdict_get(sd->dict, code);
-    return v ? v : sd->nulls;
+    const st_def *sd = c->def->k.ext;
+    if (!sl__trig_vs_get(&c->g->vs, code, out, sd->nkeys))
+        memcpy(out, sd->nulls, (size_t)sd->nkeys * sizeof *out);
+    return out;
+}
+
+/* Whether two full codes are the same state (exact: hash, then values). */
+static inline bool st_same(const sl__trig_ctx *c, uint64_t a, uint64_t b)
+{
+    return a == b || sl__trig_vs_eq(&c->g->vs, a, b, ((const st_def *)c->def->k.ext)->nkeys);
 }
 
 /* Whether the pending run is compatible with the full state code. */
-static bool run_compat(const st_def *sd, const int64_t *s, uint64_t code)
+static bool run_compat(const sl__trig_ctx *c, const int64_t *s, uint64_t code)
 {
+    const st_def *sd = c->def->k.ext;
     if (s[S_RX] != 0)
         return false;
-    const sl_value *sv = sl__trig_vdict_get(sd->dict, code);
-    if (!sv)
+    sl_value sv[SL_TRIG_MAX_KEYS], rv[SL_TRIG_MAX_KEYS];
+    if (!sl__trig_vs_get(&c->g->vs, code, sv, sd->nkeys))
         return false;
     for (int i = 0; i < sd->nkeys; i++) {
         if (U(s[S_RP + i]) == NOCODE)
             continue;
-        const sl_value *rv = sl__trig_vdict_get(sd->dict, U(s[S_RP + i]));
-        if (!rv || !sl__trig_value_eq(&rv[i], &sv[i]))
+        if (!sl__trig_vs_get(&c->g->vs, U(s[S_RP + i]), rv, sd->nkeys) ||
+            !sl__trig_value_eq(&rv[i], &sv[i]))
             return false;
     }
     return true;
 }
 
-static void run_add(const st_def *sd, int64_t *s, int64_t ts, uint64_t code)
+static void run_add(const sl__trig_ctx *c, int64_t *s, int64_t ts, uint64_t code)
 {
+    const st_def *sd = c->def->k.ext;
     if (!(s[S_FL] & F_R)) {
         s[S_FL] |= F_R;
         s[S_RN] = 0;
@@ -668,7 +411,8 @@ static void run_add(const st_def *sd, int64_t *s, int64_t ts, uint64_t code)
     s[S_RN]++;
     s[S_RL] = ts;
     int k = sd->nkeys;
-    const sl_value *xv = sl__trig_vdict_get(sd->dict, code);
+    sl_value xv[SL_TRIG_MAX_KEYS], pv[SL_TRIG_MAX_KEYS];
+    bool hx = sl__trig_vs_get(&c->g->vs, code, xv, k);
     for (int i = 0; i < k; i++) {
         if ((code_mask(code, k) >> i) & 1)
             continue;
@@ -676,8 +420,8 @@ static void run_add(const st_def *sd, int64_t *s, int64_t ts, uint64_t code)
             s[S_RP + i] = (int64_t)code;
             continue;
         }
-        const sl_value *pv = sl__trig_vdict_get(sd->dict, U(s[S_RP + i]));
-        if (!xv || !pv || !sl__trig_value_eq(&xv[i], &pv[i]))
+        if (!hx || !sl__trig_vs_get(&c->g->vs, U(s[S_RP + i]), pv, k) ||
+            !sl__trig_value_eq(&xv[i], &pv[i]))
             s[S_RX] |= 1ll << i;
     }
 }
@@ -685,14 +429,14 @@ static void run_add(const st_def *sd, int64_t *s, int64_t ts, uint64_t code)
 static int st_emit(sl__trig_ctx *c, bool open, int64_t start, int64_t end, uint64_t rows,
                    uint64_t prevc, uint64_t curc, uint64_t nextc)
 {
-    const st_def *sd = c->def->k.ext;
+    st_def *sd = c->def->k.ext;
     sl__trig_win w = {.start = start, .end = end, .rownum = rows, .window_index = -1,
                       .condition_index = -1, .nstate = sd->nkeys};
-    w.cur_state = st_vals(sd, curc);
+    w.cur_state = st_vals(c, curc, sd->ev[1]);
     if (prevc != NOCODE)
-        w.prev_state = st_vals(sd, prevc);
+        w.prev_state = st_vals(c, prevc, sd->ev[0]);
     if (nextc != NOCODE)
-        w.next_state = st_vals(sd, nextc);
+        w.next_state = st_vals(c, nextc, sd->ev[2]);
     return open ? sl__trig_open(c, &w) : sl__trig_close(c, &w);
 }
 
@@ -761,7 +505,7 @@ static void w_absorb(int64_t *s, int64_t n, int64_t last)
 static int st_full(sl__trig_ctx *c, int64_t ts, uint64_t code)
 {
     int64_t *s = c->kst;
-    if ((s[S_FL] & F_W) && U(s[S_WC]) == code) {
+    if ((s[S_FL] & F_W) && st_same(c, U(s[S_WC]), code)) {
         w_absorb(s, s[S_AN], s[S_AL]); /* E2 all-NULL rows between two rows of one state */
         s[S_AN] = 0;
         w_absorb(s, 1, ts);
@@ -780,7 +524,7 @@ static int st_resolve(sl__trig_ctx *c, int64_t ts, uint64_t code)
     int64_t *s = c->kst;
     const st_def *sd = c->def->k.ext;
     bool w = s[S_FL] & F_W;
-    bool cp = w && run_compat(sd, s, U(s[S_WC])), cn = run_compat(sd, s, code);
+    bool cp = w && run_compat(c, s, U(s[S_WC])), cn = run_compat(c, s, code);
     enum { PREV, NEXT, INDEP } dec;
     if (sd->extend == 0)
         dec = cp ? PREV : cn ? NEXT : INDEP;
@@ -795,7 +539,7 @@ static int st_resolve(sl__trig_ctx *c, int64_t ts, uint64_t code)
     s[S_FL] &= ~F_R;
     s[S_A1N] = s[S_AN] = 0;
     int rc;
-    if (dec == PREV || (dec == NEXT && w && U(s[S_WC]) == code)) {
+    if (dec == PREV || (dec == NEXT && w && st_same(c, U(s[S_WC]), code))) {
         /* Into the previous window (which N may continue). */
         w_absorb(s, a1n, a1l);
         w_absorb(s, rn, rl);
@@ -847,28 +591,6 @@ static void st_fresh(sl__trig_ctx *c, int64_t ts)
     }
 }
 
-/* Keeps the values of the codes the state refers to in the dictionary's current
- * generation (see the dictionary). */
-static void st_touch(const st_def *sd, int64_t *s)
-{
-    uint64_t fl = sl__trig_vdict_flips(sd->dict);
-    if (U(s[S_GEN]) == fl)
-        return;
-    s[S_GEN] = (int64_t)fl;
-    if (s[S_FL] & F_W)
-        sl__trig_vdict_get(sd->dict, U(s[S_WC]));
-    if (s[S_FL] & F_PREV)
-        sl__trig_vdict_get(sd->dict, U(s[S_PC]));
-    if (s[S_FL] & F_BASE)
-        sl__trig_vdict_get(sd->dict, U(s[S_BC]));
-    if (s[S_FL] & F_R) {
-        sl__trig_vdict_get(sd->dict, U(s[S_RC]));
-        for (int i = 0; i < sd->nkeys; i++)
-            if (U(s[S_RP + i]) != NOCODE)
-                sl__trig_vdict_get(sd->dict, U(s[S_RP + i]));
-    }
-}
-
 static int st_row(sl__trig_ctx *c, int64_t ts, uint64_t code)
 {
     int64_t *s = c->kst;
@@ -876,7 +598,6 @@ static int st_row(sl__trig_ctx *c, int64_t ts, uint64_t code)
     int k = sd->nkeys;
     if (s[S_FL] & F_FRESH)
         st_fresh(c, ts);
-    st_touch(sd, s);
     if (code_full(code, k))
         return (s[S_FL] & F_R) ? st_resolve(c, ts, code) : st_full(c, ts, code);
     if (code_allnull(code, k)) {
@@ -902,7 +623,7 @@ static int st_row(sl__trig_ctx *c, int64_t ts, uint64_t code)
         s[S_A1L] = s[S_AL];
         s[S_AN] = 0;
     }
-    run_add(sd, s, ts, code);
+    run_add(c, s, ts, code);
     return 0;
 }
 
@@ -916,14 +637,14 @@ static int st_advance(sl__trig_ctx *c, int64_t wm)
 static bool st_open_window(sl__trig_ctx *c, sl__trig_win *w)
 {
     const int64_t *s = c->kst;
-    const st_def *sd = c->def->k.ext;
+    st_def *sd = c->def->k.ext;
     if ((s[S_FL] & (F_W | F_OPENED)) != (F_W | F_OPENED))
         return false;
     *w = (sl__trig_win){.start = s[S_WS], .end = s[S_WL], .rownum = U(s[S_WN]),
                         .window_index = -1, .condition_index = -1, .nstate = sd->nkeys,
-                        .cur_state = st_vals(sd, U(s[S_WC]))};
+                        .cur_state = st_vals(c, U(s[S_WC]), sd->ow[1])};
     if (s[S_FL] & F_PREV)
-        w->prev_state = st_vals(sd, U(s[S_PC]));
+        w->prev_state = st_vals(c, U(s[S_PC]), sd->ow[0]);
     return true;
 }
 
@@ -958,7 +679,7 @@ static int64_t st_retain_from(sl__trig_ctx *c, int64_t horizon)
     const sl__trig_logrow *v = g->log.v + g->log.head;
     for (; i < end && i < len; i++) {
         uint64_t a = v[i - 1].aux, b = v[i].aux;
-        if (a != b && code_full(a, k) && code_full(b, k)) {
+        if (code_full(a, k) && code_full(b, k) && !st_same(c, a, b)) {
             s[S_QX] = v[i].ts;
             s[S_FL] |= F_BASE;
             s[S_BT] = v[i].ts;
@@ -975,14 +696,41 @@ static int64_t st_retain_from(sl__trig_ctx *c, int64_t horizon)
     return ((const st_def *)c->def->k.ext)->extend == 2 ? s[S_BL] + 1 : s[S_BT];
 }
 
-static int st_ckpt_save(const sl_trig_def *def, sl_buf *out)
+/* Keeps the values the log, the pending rows and the state refer to. */
+static void st_gc(sl__trig_ctx *c)
 {
-    return sl__trig_vdict_encode(((const st_def *)def->k.ext)->dict, out);
+    sl__trig_group *g = c->g;
+    if (!sl__trig_vs_gc_due(&g->vs))
+        return;
+    const int64_t *s = (const int64_t *)g->kst;
+    for (uint32_t i = g->log.head; i < g->log.n; i++)
+        sl__trig_vs_mark(&g->vs, g->log.v[i].aux);
+    for (uint32_t i = g->pending.head; i < g->pending.n; i++)
+        sl__trig_vs_mark(&g->vs, g->pending.v[i].aux);
+    static const int words[] = {S_WC, S_PC, S_RC, S_BC};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        sl__trig_vs_mark(&g->vs, U(s[words[i]]));
+    for (int i = 0; i < st_k(c->def); i++)
+        sl__trig_vs_mark(&g->vs, U(s[S_RP + i]));
+    sl__trig_vs_sweep(&g->vs); /* on ENOMEM everything is kept */
+    g->dirty = true;
 }
 
-static int st_ckpt_load(const sl_trig_def *def, const void *p, size_t n)
+/* What the AST hash of the definition does not show: the resolved key types and the
+ * converted ZEROTH_STATE / TRUE_FOR values. */
+static uint64_t st_fingerprint(const sl_trig_def *def)
 {
-    return sl__trig_vdict_decode(((const st_def *)def->k.ext)->dict, p, n);
+    const st_def *sd = def->k.ext;
+    uint64_t h = XXH3_64bits_withSeed(&sd->nkeys, sizeof sd->nkeys, 0x5354);
+    int64_t w[] = {sd->extend, sd->has_zeroth, sd->tf.op, sd->tf.dur, sd->tf.count};
+    h = XXH3_64bits_withSeed(w, sizeof w, h);
+    for (int i = 0; i < sd->nkeys; i++) {
+        int64_t kw[] = {sd->types[i], sd->zeroth_on[i]};
+        h = XXH3_64bits_withSeed(kw, sizeof kw, h);
+        if (sd->zeroth_on[i])
+            h ^= sl__trig_value_hash(&sd->zeroth[i], i) * 0x9E3779B97F4A7C15ull;
+    }
+    return h;
 }
 
 static bool st_recalc(const sl_trig_def *def)
@@ -1006,6 +754,7 @@ const sl__trig_kind_ops sl__trig_state_ops = {
     .retain_from = st_retain_from,
     .recalc = st_recalc,
     .keeps_log = true,
-    .ckpt_save = st_ckpt_save,
-    .ckpt_load = st_ckpt_load,
+    .intern = st_intern,
+    .gc = st_gc,
+    .fingerprint = st_fingerprint,
 };

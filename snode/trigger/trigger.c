@@ -150,10 +150,107 @@ static void win_event(const sl__trig_ctx *c, sl_trig_event *ev, sl_trig_event_ty
     }
 }
 
+/* ------------------------------------------------- replay capture of window values */
+
+/* The values a window carries (STATE/EVENT), decoded from the capture arena. */
+typedef struct xvals {
+    sl_value prev[SL_TRIG_MAX_KEYS], cur[SL_TRIG_MAX_KEYS], next[SL_TRIG_MAX_KEYS];
+    sl_value fields[SL_TRIG_MAX_KEYS];
+} xvals;
+
+/* Appends a deep copy of w's values to the capture arena; *xoff = 1 + its offset, or 0 when
+ * w carries none. */
+static int cap_extras(sl_trig *t, const sl__trig_win *w, uint32_t *xoff)
+{
+    *xoff = 0;
+    if (w->nstate <= 0 && w->nfields <= 0)
+        return 0;
+    size_t off = t->capx.len;
+    if (off >= UINT32_MAX)
+        return SL_ENOMEM;
+    uint8_t has = (uint8_t)((w->prev_state ? 1 : 0) | (w->cur_state ? 2 : 0) |
+                            (w->next_state ? 4 : 0) | (w->field_values ? 8 : 0));
+    int rc = sl_buf_put_u8(&t->capx, has);
+    if (rc == 0) rc = sl_buf_put_varu(&t->capx, (uint64_t)(w->nstate > 0 ? w->nstate : 0));
+    if (rc == 0) rc = sl_buf_put_varu(&t->capx, (uint64_t)(w->nfields > 0 ? w->nfields : 0));
+    if (rc == 0) rc = sl_buf_put(&t->capx, &w->field_names, sizeof w->field_names);
+    if (rc == 0 && w->prev_state) rc = sl__trig_vals_put(&t->capx, w->prev_state, w->nstate);
+    if (rc == 0 && w->cur_state) rc = sl__trig_vals_put(&t->capx, w->cur_state, w->nstate);
+    if (rc == 0 && w->next_state) rc = sl__trig_vals_put(&t->capx, w->next_state, w->nstate);
+    if (rc == 0 && w->field_values)
+        rc = sl__trig_vals_put(&t->capx, w->field_values, w->nfields);
+    if (rc != 0) {
+        t->capx.len = off;
+        return SL_ENOMEM;
+    }
+    *xoff = (uint32_t)off + 1;
+    return 0;
+}
+
+/* Sets w's values from the capture arena record xoff (0: none), decoded into x. */
+static void apply_extras(const sl_trig *t, uint32_t xoff, xvals *x, sl__trig_win *w)
+{
+    w->nstate = w->nfields = 0;
+    w->prev_state = w->cur_state = w->next_state = w->field_values = NULL;
+    w->field_names = NULL;
+    if (xoff == 0)
+        return;
+    sl_reader r;
+    sl_reader_init(&r, t->capx.data + xoff - 1, t->capx.len - (xoff - 1));
+    uint8_t has;
+    uint64_t ns, nf;
+    const char *const *names;
+    int n;
+    /* The arena was written by cap_extras in this process: it decodes. */
+    if (sl_reader_u8(&r, &has) != 0 || sl_reader_varu(&r, &ns) != 0 ||
+        sl_reader_varu(&r, &nf) != 0 || sl_reader_get(&r, &names, sizeof names) != 0)
+        return;
+    w->nstate = (int)ns;
+    w->nfields = (int)nf;
+    w->field_names = names;
+    if ((has & 1) && sl__trig_vals_get(&r, x->prev, SL_TRIG_MAX_KEYS, &n) == 0)
+        w->prev_state = x->prev;
+    if ((has & 2) && sl__trig_vals_get(&r, x->cur, SL_TRIG_MAX_KEYS, &n) == 0)
+        w->cur_state = x->cur;
+    if ((has & 4) && sl__trig_vals_get(&r, x->next, SL_TRIG_MAX_KEYS, &n) == 0)
+        w->next_state = x->next;
+    if ((has & 8) && sl__trig_vals_get(&r, x->fields, SL_TRIG_MAX_KEYS, &n) == 0)
+        w->field_values = x->fields;
+}
+
+static uint64_t hash_vals(uint64_t h, const sl_value *v, int n)
+{
+    h = (h ^ (v ? 0x51ull : 0x15ull)) * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; v && i < n; i++)
+        h = (h ^ (v[i].is_null ? 0xA5A5A5A5ull : sl__trig_value_hash(&v[i], i))) *
+            0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+/* What a window's close carries beyond its bounds and rows (see sl__trig_closed.xhash). */
+static uint64_t win_xhash(const sl__trig_win *w)
+{
+    uint64_t h = ((uint64_t)(uint32_t)w->condition_index + 1) * 0x9E3779B97F4A7C15ull;
+    if (w->nstate <= 0 && w->nfields <= 0)
+        return h;
+    h = hash_vals(h, w->prev_state, w->nstate);
+    h = hash_vals(h, w->cur_state, w->nstate);
+    h = hash_vals(h, w->next_state, w->nstate);
+    return hash_vals(h, w->field_values, w->nfields);
+}
+
 int sl__trig_open(sl__trig_ctx *c, const sl__trig_win *w)
 {
-    if (c->capture || !(c->def->events & SL_EVT_WINDOW_OPEN))
+    if (!(c->def->events & SL_EVT_WINDOW_OPEN))
         return 0;
+    if (c->capture) {
+        /* Replay: remember the open with its values (its condition and values may differ
+         * from the close's: EVENT opens on its start row). */
+        sl__trig_closed e = {.start = w->start, .window_index = w->window_index,
+                             .condition_index = w->condition_index};
+        int rc = cap_extras(c->t, w, &e.xoff);
+        return rc ? rc : cv_push(&c->t->capture_open, &e);
+    }
     sl_trig_event ev;
     win_event(c, &ev, SL_TRIG_EV_WINDOW_OPEN, w);
     return emit(c->t, c->sink, c->g->gid, c->flags, &ev);
@@ -164,9 +261,12 @@ int sl__trig_close(sl__trig_ctx *c, const sl__trig_win *w)
     sl__trig_closed e = {.start = w->start, .end = w->end, .rownum = w->rownum,
                          .window_index = w->window_index,
                          .condition_index = w->condition_index, .close_pos = c->pos,
-                         .emitted = (c->def->events & SL_EVT_WINDOW_CLOSE) ? 1 : 0};
-    if (c->capture)
-        return cv_push(c->capture, &e);
+                         .emitted = (c->def->events & SL_EVT_WINDOW_CLOSE) ? 1 : 0,
+                         .xhash = win_xhash(w)};
+    if (c->capture) {
+        int rc = cap_extras(c->t, w, &e.xoff);
+        return rc ? rc : cv_push(c->capture, &e);
+    }
     if (cv_push(&c->g->closed, &e) != 0)
         return SL_ENOMEM;
     c->g->dirty = true;
@@ -271,6 +371,8 @@ void sl_trig_close(sl_trig *t)
     free(t->aux);
     free(t->kst_scratch);
     free(t->capture.v);
+    free(t->capture_open.v);
+    sl_buf_fini(&t->capx);
     sl_buf_fini(&t->kbuf);
     sl_buf_fini(&t->vbuf);
     free(t);
@@ -287,7 +389,7 @@ void sl_trig_get_stats(const sl_trig *t, sl_trig_stats *out)
     size_t ks = t->def->ops->state_size(t->def);
     for (const sl__trig_group *g = t->lru_head; g; g = g->lru_next)
         mem += sizeof *g + ks + (size_t)(g->pending.cap + g->log.cap) * sizeof(sl__trig_logrow) +
-               (size_t)g->closed.cap * sizeof(sl__trig_closed);
+               (size_t)g->closed.cap * sizeof(sl__trig_closed) + sl__trig_vs_mem(&g->vs);
     out->mem_bytes = mem;
 }
 
@@ -306,7 +408,7 @@ static int cmp_closed(const void *a, const void *b)
 static bool same_window(const sl__trig_closed *a, const sl__trig_closed *b)
 {
     return a->start == b->start && a->end == b->end && a->rownum == b->rownum &&
-           a->window_index == b->window_index;
+           a->window_index == b->window_index && a->xhash == b->xhash;
 }
 
 static bool start_in(const sl__trig_closedvec *cv, int64_t start)
@@ -333,6 +435,8 @@ static int replay(sl__trig_ctx *c, int64_t dlo, int64_t dhi)
 
     def->ops->state_init(def, t->kst_scratch);
     t->capture.n = 0;
+    t->capture_open.n = 0;
+    sl_buf_reset(&t->capx);
     sl__trig_ctx rc = *c;
     rc.kst = t->kst_scratch;
     rc.capture = &t->capture;
@@ -388,10 +492,27 @@ static int replay(sl__trig_ctx *c, int64_t dlo, int64_t dhi)
         sl__trig_win w = {.start = e->start, .end = e->end, .rownum = e->rownum,
                           .window_index = e->window_index,
                           .condition_index = e->condition_index};
+        xvals xc;
+        apply_extras(t, e->xoff, &xc, &w);
         if (!start_in(ov, e->start) && !(had_open && oldw.start == e->start) &&
             (def->events & SL_EVT_WINDOW_OPEN)) {
+            /* The open as the kind reported it in the replay (its condition and values),
+             * else the close's without the next state. */
+            sl__trig_win ow = w;
+            xvals xo;
+            const sl__trig_closed *o = NULL;
+            for (uint32_t k = 0; k < t->capture_open.n && !o; k++)
+                if (t->capture_open.v[k].start == e->start &&
+                    t->capture_open.v[k].window_index == e->window_index)
+                    o = &t->capture_open.v[k];
+            if (o) {
+                ow.condition_index = o->condition_index;
+                apply_extras(t, o->xoff, &xo, &ow);
+            } else {
+                ow.next_state = NULL;
+            }
             sl_trig_event ev;
-            win_event(c, &ev, SL_TRIG_EV_WINDOW_OPEN, &w);
+            win_event(c, &ev, SL_TRIG_EV_WINDOW_OPEN, &ow);
             err = emit(t, c->sink, g->gid, c->flags, &ev);
         }
         if (err == 0 && e->emitted) {
@@ -595,6 +716,14 @@ static void prune(sl__trig_ctx *c)
     g->closed.n = j;
 }
 
+/* Pruning, then the kind's garbage collection of the group's value store. */
+static void prune_all(sl__trig_ctx *c)
+{
+    prune(c);
+    if (c->def->ops->gc)
+        c->def->ops->gc(c);
+}
+
 /* MAX_DELAY bookkeeping after the group's state changed. */
 static void max_delay_update(sl__trig_ctx *c, sl__trig_dirent *de, int64_t now_mono)
 {
@@ -728,6 +857,9 @@ int sl_trig_feed(sl_trig *t, const sl_trig_input *in, const sl_trig_sink *sink, 
     if ((rc = sl__trig_group_get(t, de, &g, err)) != 0)
         return rc;
     sl__trig_ctx c = {.t = t, .def = def, .g = g, .kst = g->kst, .sink = sink, .flags = flags};
+    if (def->ops->intern &&
+        (rc = def->ops->intern(&c, b, t->sel, in->kinds, nsel, t->aux, err)) != 0)
+        return rc;
     const sl_column *tsc = &b->cols[0];
     const int64_t *tsv = tsc->data;
     for (uint32_t j = 0; j < nsel && rc == 0; j++) {
@@ -738,7 +870,7 @@ int sl_trig_feed(sl_trig *t, const sl_trig_input *in, const sl_trig_sink *sink, 
             g->version_hi = in->versions[r];
         rc = process_row(&c, ts, t->aux[j], kind);
     }
-    prune(&c);
+    prune_all(&c);
     max_delay_update(&c, de, now_mono);
     if (rc == SL_ENOMEM)
         sl_error_set(err, rc, 0, 0, "out of memory");
@@ -783,7 +915,7 @@ int sl_trig_delete_range(sl_trig *t, uint64_t group_id, int64_t lo, int64_t hi,
         }
     }
     g->dirty = true;
-    prune(&c);
+    prune_all(&c);
     if (def->max_delay_ns)
         max_delay_update(&c, de, sl__trig_mono(t));
     return rc;

@@ -20,7 +20,7 @@
 #include "common/kv/keycodec.h"
 
 static const char MAGIC[8] = {'S', 'L', 'T', 'R', 'I', 'G', 'C', 'K'};
-#define CKPT_VERSION 1u
+#define CKPT_VERSION 2u /* 2: STATE/EVENT values live in the group state (GROUP_FMT 2) */
 
 static int64_t rel(int64_t v, int64_t now)
 {
@@ -63,13 +63,6 @@ int sl_trig_checkpoint(sl_trig *t, sl_buf *out, sl_error *err)
         if (rc == 0) rc = sl_buf_put_varu(out, gb.len);
         if (rc == 0) rc = sl_buf_put(out, gb.data, gb.len);
     }
-    if (rc == 0 && t->def->ops->ckpt_save) {
-        /* Kind data shared by the groups (STATE/EVENT value dictionary). */
-        sl_buf_reset(&gb);
-        rc = t->def->ops->ckpt_save(t->def, &gb);
-        if (rc == 0) rc = sl_buf_put_varu(out, gb.len);
-        if (rc == 0) rc = sl_buf_put(out, gb.data, gb.len);
-    }
     if (rc == 0)
         rc = sl_buf_put_u64(out, XXH3_64bits(out->data + start, out->len - start));
     sl_buf_fini(&gb);
@@ -102,9 +95,16 @@ int sl_trig_restore(sl_trig *t, const void *p, size_t n, sl_error *err)
         return sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger checkpoint: unknown version");
     if (sl_reader_u64(&r, &fp) != 0 || sl_reader_u64(&r, &sid) != 0)
         return sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger checkpoint: truncated header");
-    if (fp != t->def->fingerprint || sid != t->def->stream_id)
+    if (sid != t->def->stream_id)
         return sl_error_set(err, SL_EINVAL, 0, 0,
-                            "trigger checkpoint belongs to another stream definition");
+                            "trigger checkpoint belongs to stream %llu, not to stream %llu",
+                            (unsigned long long)sid, (unsigned long long)t->def->stream_id);
+    if (fp != t->def->fingerprint)
+        return sl_error_set(err, SL_EINVAL, 0, 0,
+                            "trigger checkpoint was made for a different trigger definition "
+                            "(fingerprint %016llx, this definition %016llx): the trigger type, "
+                            "its parameters or options that shape window state changed",
+                            (unsigned long long)fp, (unsigned long long)t->def->fingerprint);
     if (sl_reader_vari(&r, &pprev) != 0 || sl_reader_vari(&r, &pnext) != 0 ||
         sl_reader_varu(&r, &ndir) != 0 || ndir > sl_reader_left(&r) / 10)
         return sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger checkpoint: bad header");
@@ -151,14 +151,6 @@ int sl_trig_restore(sl_trig *t, const void *p, size_t n, sl_error *err)
             break;
         }
         de->hot = g;
-    }
-    if (rc == 0 && t->def->ops->ckpt_load) {
-        /* Kind data written by ckpt_save (STATE/EVENT); merging it is harmless if a later
-         * step fails. */
-        uint64_t klen;
-        if (sl_reader_varu(&r, &klen) != 0 || klen > sl_reader_left(&r) ||
-            t->def->ops->ckpt_load(t->def, sl_reader_take(&r, (size_t)klen), (size_t)klen) != 0)
-            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger checkpoint: bad kind data");
     }
     if (rc == 0 && sl_reader_left(&r) != 0)
         rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger checkpoint: trailing bytes");

@@ -256,7 +256,100 @@ static int build_options(sl_trig_def *def, const sl_create_stream *cs, sl_error 
     return 0;
 }
 
-static uint64_t fingerprint(const sl_trig_def *d)
+/* ------------------------------------------------------------------ fingerprint */
+
+static uint64_t mix(uint64_t h, int64_t v)
+{
+    return XXH3_64bits_withSeed(&v, sizeof v, h);
+}
+
+static uint64_t mix_name(uint64_t h, const char *name)
+{
+    char buf[256];
+    size_t n = 0;
+    for (; name && name[n] && n < sizeof buf; n++)
+        buf[n] = (char)(name[n] >= 'A' && name[n] <= 'Z' ? name[n] - 'A' + 'a' : name[n]);
+    h = mix(h, (int64_t)n);
+    return XXH3_64bits_withSeed(buf, n, h);
+}
+
+static uint64_t mix_list(uint64_t h, const sl_expr_list *l)
+{
+    h = mix(h, l->n);
+    for (int i = 0; i < l->n; i++)
+        h = sl__trig_expr_hash(l->items[i], h);
+    return h;
+}
+
+uint64_t sl__trig_expr_hash(const sl_expr *e, uint64_t h)
+{
+    if (!e)
+        return mix(h, -1);
+    h = mix(h, e->kind);
+    switch (e->kind) {
+    case SL_EX_LITERAL:
+        h = mix(h, e->u.lit.kind);
+        switch (e->u.lit.kind) {
+        case SL_LIT_BOOL: return mix(h, e->u.lit.b);
+        case SL_LIT_INT: return mix(h, e->u.lit.i);
+        case SL_LIT_UINT: return mix(h, (int64_t)e->u.lit.u);
+        case SL_LIT_FLOAT: {
+            int64_t bits;
+            memcpy(&bits, &e->u.lit.d, sizeof bits);
+            return mix(h, bits);
+        }
+        case SL_LIT_STRING: return XXH3_64bits_withSeed(e->u.lit.s, e->u.lit.len, h);
+        case SL_LIT_DURATION: return mix(mix(h, e->u.lit.dur.value), e->u.lit.dur.unit);
+        default: return h;
+        }
+    case SL_EX_COLUMN: return mix_name(mix_name(h, e->u.column.table), e->u.column.name);
+    case SL_EX_STAR: return mix_name(h, e->u.star.table);
+    case SL_EX_UNARY: return sl__trig_expr_hash(e->u.unary.arg, mix(h, e->u.unary.op));
+    case SL_EX_BINARY:
+        h = mix(h, e->u.binary.op);
+        return sl__trig_expr_hash(e->u.binary.right, sl__trig_expr_hash(e->u.binary.left, h));
+    case SL_EX_FUNC:
+        return mix_list(mix(mix_name(h, e->u.func.name), e->u.func.distinct), &e->u.func.args);
+    case SL_EX_CASE:
+        h = sl__trig_expr_hash(e->u.case_.operand, mix(h, e->u.case_.nwhen));
+        for (int i = 0; i < e->u.case_.nwhen; i++)
+            h = sl__trig_expr_hash(e->u.case_.whens[i].then,
+                                   sl__trig_expr_hash(e->u.case_.whens[i].when, h));
+        return sl__trig_expr_hash(e->u.case_.else_, h);
+    case SL_EX_IN:
+        return mix_list(sl__trig_expr_hash(e->u.in.arg, mix(h, e->u.in.negated)), &e->u.in.list);
+    case SL_EX_BETWEEN:
+        h = sl__trig_expr_hash(e->u.between.arg, mix(h, e->u.between.negated));
+        return sl__trig_expr_hash(e->u.between.hi, sl__trig_expr_hash(e->u.between.lo, h));
+    case SL_EX_ISNULL: return sl__trig_expr_hash(e->u.isnull.arg, mix(h, e->u.isnull.negated));
+    case SL_EX_LIKE:
+        h = sl__trig_expr_hash(e->u.like.arg, mix(h, e->u.like.negated));
+        return sl__trig_expr_hash(e->u.like.pattern, h);
+    case SL_EX_CAST:
+        return sl__trig_expr_hash(e->u.cast.arg, mix(mix(h, e->u.cast.type), e->u.cast.width));
+    case SL_EX_PLACEHOLDER: return mix(mix(h, e->u.placeholder.ph), e->u.placeholder.index);
+    case SL_EX_PSEUDO: return mix(h, e->u.pseudo.ps);
+    default: return h;
+    }
+}
+
+static uint64_t mix_limit(uint64_t h, const sl_limit_expr *l)
+{
+    int64_t w[] = {l->op, l->duration.value, l->duration.unit, l->count};
+    return XXH3_64bits_withSeed(w, sizeof w, h);
+}
+
+/*
+ * Everything that shapes window state: the trigger type and every parameter of it (the
+ * converted durations, and the AST of the kind's expressions, ZEROTH_STATE, EXTEND,
+ * TRUE_FOR, COUNT_WINDOW columns), the kind's own resolved parameters, and the options
+ * that change which rows enter windows or when they are released (WATERMARK, EXPIRED_TIME,
+ * IGNORE_DISORDER, DELETE_RECALC, IGNORE_NODATA_TRIGGER, PRE_FILTER, MAX_DELAY,
+ * IDLE_TIMEOUT, EVENT_TYPE). A checkpoint restores only into a definition with the same
+ * fingerprint. Options that only flag events (LOW_LATENCY_CALC, CALC_NOTIFY_ONLY,
+ * FORCE_OUTPUT) or tell the runtime where to read (FILL_HISTORY) are left out.
+ */
+static uint64_t fingerprint(const sl_trig_def *d, const sl_create_stream *cs)
 {
     int64_t w[] = {d->kind,
                    (int64_t)d->stream_id,
@@ -278,12 +371,46 @@ static uint64_t fingerprint(const sl_trig_def *d)
                    d->k.interval_offset,
                    d->k.sliding,
                    d->k.sliding_offset,
+                   d->k.interval_months,
+                   d->k.sliding_months,
                    d->k.gap,
                    d->k.count,
                    d->k.count_slide,
                    d->k.ncount_cols,
                    d->single_group};
-    return XXH3_64bits(w, sizeof w);
+    uint64_t h = XXH3_64bits(w, sizeof w);
+    for (int i = 0; i < d->k.ncount_cols; i++)
+        h = mix(h, d->k.count_cols[i]);
+    const sl_trigger *tr = &cs->trigger;
+    switch (d->kind) {
+    case SL_TRIG_STATE:
+        h = mix_list(h, &tr->state_exprs);
+        h = mix(mix(h, tr->has_extend), tr->extend);
+        h = mix(h, tr->nzeroth);
+        for (int i = 0; i < tr->nzeroth; i++)
+            h = sl__trig_expr_hash(tr->zeroth[i].expr, h);
+        break;
+    case SL_TRIG_EVENT:
+        h = mix(mix_list(h, &tr->event_starts), tr->event_multi);
+        h = sl__trig_expr_hash(tr->event_end, h);
+        break;
+    default: break;
+    }
+    if (d->kind == SL_TRIG_STATE || d->kind == SL_TRIG_EVENT) {
+        h = mix(h, tr->true_for.n);
+        for (int i = 0; i < tr->true_for.n; i++)
+            h = mix_limit(mix(h, tr->true_for.args[i].role), &tr->true_for.args[i].limit);
+    }
+    const sl_expr *pf = NULL;
+    for (int i = 0; i < cs->nopts; i++)
+        if (cs->opts[i].kind == SL_SOPT_PRE_FILTER)
+            pf = cs->opts[i].expr;
+    h = mix(h, pf != NULL);
+    if (pf)
+        h = sl__trig_expr_hash(pf, h);
+    if (d->ops->fingerprint)
+        h = mix(h, (int64_t)d->ops->fingerprint(d));
+    return h;
 }
 
 int sl_trig_def_build(const sl_create_stream *cs, const sl_trig_def_opts *o, sl_trig_def **out,
@@ -352,7 +479,7 @@ int sl_trig_def_build(const sl_create_stream *cs, const sl_trig_def_opts *o, sl_
         goto fail;
     if ((rc = build_options(def, cs, err)) != 0)
         goto fail;
-    def->fingerprint = fingerprint(def);
+    def->fingerprint = fingerprint(def, cs);
     *out = def;
     return 0;
 fail:

@@ -2,25 +2,30 @@
  * trigger_int.h - the inside of the trigger engine: the compiled definition, the per-group
  * state, and the ops table every window kind implements (one file per trigger type:
  * trigger_period.c, trigger_sliding.c, trigger_interval.c, trigger_session.c,
- * trigger_count.c, and later trigger_state.c, trigger_event.c).
+ * trigger_count.c, trig_state.c, trig_event.c; docs/triggers.md describes each kind's
+ * decisions).
  *
- * The split of work: the core (trigger.c, trigger_group.c, trigger_store.c,
- * trigger_ckpt.c) owns everything that does not depend on the kind - groups and their
- * directory, the hot set and its spill to kv, PRE_FILTER, watermark release (rule 2),
- * the released-row log kept for recomputation, late/update/delete handling by replay,
- * the list of emitted windows and the INVALIDATION diff, EVENT_TYPE filtering, flags,
- * trigger ids, MAX_DELAY, IDLE/RESUME, checkpoints. A kind only decides windows: it turns
- * released rows (in timestamp order) and watermark advances into window opens and closes
- * through sl__trig_open/sl__trig_close, and keeps its state in a byte area the core
- * stores, copies and serializes for it.
+ * The split of work: the core (trigger.c: feeding, release, replay, events, ticks;
+ * trigger_store.c: the directory, the hot set, the group encoding and its spill to kv;
+ * trigger_ckpt.c: checkpoints; trigger_def.c: compiling the definition, the kind table,
+ * the fingerprint; trigger_values.c: the per-group value store of STATE/EVENT) owns
+ * everything that does not depend on the kind - groups and their directory, the hot set
+ * and its spill to kv, PRE_FILTER, watermark release (rule 2), the released-row log kept
+ * for recomputation, late/update/delete handling by replay, the list of emitted windows
+ * and the INVALIDATION diff, EVENT_TYPE filtering, flags, trigger ids, MAX_DELAY,
+ * IDLE/RESUME, checkpoints. A kind only decides windows: it turns released rows (in
+ * timestamp order) and watermark advances into window opens and closes through
+ * sl__trig_open/sl__trig_close, and keeps its state in a word array the core stores,
+ * copies and serializes for it (plus, for STATE/EVENT, the group's value store).
  *
  * Recomputation contract: a kind whose state at the first row of the group's row log is
  * its initial state (state_init) can be replayed. After a late row, update or delete the
  * core resets a scratch kind state, feeds it the whole row log and the current watermark
- * with emission captured, diffs the windows it closes against the emitted ones and emits
- * INVALIDATION / CLOSE / OPEN for the differences. retain_from() tells the core how far
- * back the log must reach for that to stay exact: the core prunes log rows and emitted
- * windows older than it. A kind may instead implement late() itself.
+ * with emission captured (windows and a deep copy of their state/field values), diffs the
+ * windows it closes against the emitted ones and emits INVALIDATION / CLOSE / OPEN for the
+ * differences, with the same values a first emission carries. retain_from() tells the core
+ * how far back the log must reach for that to stay exact: the core prunes log rows and
+ * emitted windows older than it. A kind may instead implement late() itself.
  */
 #ifndef SL_TRIGGER_INT_H
 #define SL_TRIGGER_INT_H
@@ -56,6 +61,11 @@ typedef struct sl__trig_closed {
     int32_t condition_index;
     int64_t close_pos;      /* release position (ts / watermark) at which it closed */
     uint32_t emitted;       /* 1 when a CLOSE event was emitted (not filtered out) */
+    uint64_t xhash;         /* hash of the closing condition and the window's state / field
+                             * values: a recomputed window that differs only there is
+                             * re-emitted too */
+    uint32_t xoff;          /* replay capture only: 1 + offset of the window's values in
+                             * the capture arena, 0: none (not stored with the group) */
 } sl__trig_closed;
 
 /* One released row in the group's log. aux is the kind's per-row value from prepare(). */
@@ -78,9 +88,21 @@ typedef struct sl__trig_kind_ops {
     size_t (*state_size)(const sl_trig_def *def);
     void (*state_init)(const sl_trig_def *def, void *kst);
     /* Computes the per-row aux of rows sel[0..n) of b (the row log keeps it). May be
-     * NULL (aux 0). Returns 0 or an expression error. */
+     * NULL (aux 0). Returns 0 or an expression error; it changes no group state. */
     int (*prepare)(const sl_trig_def *def, const sl_block *b, const uint32_t *sel, uint32_t n,
                    uint64_t *aux, sl_error *err);
+    /* Optional (STATE/EVENT): called right after prepare for the same block, once the
+     * group is known: stores the rows' values in the group's value store (c->g->vs) and
+     * completes aux with their codes. kinds[r] (may be NULL) is the row kind of row r.
+     * Returns 0, SL_ENOMEM or SL_ELIMIT. */
+    int (*intern)(sl__trig_ctx *c, const sl_block *b, const uint32_t *sel, const uint8_t *kinds,
+                  uint32_t n, uint64_t *aux, sl_error *err);
+    /* Optional: drops values of the group's value store nothing refers to any more
+     * (called after each prune; the kind decides when it is worth it). */
+    void (*gc)(sl__trig_ctx *c);
+    /* Optional: a hash of the kind's resolved parameters that the AST hash of the
+     * definition does not cover (key types, ...), for the checkpoint fingerprint. */
+    uint64_t (*fingerprint)(const sl_trig_def *def);
     /* A released row, in timestamp order (ts >= every earlier released ts). */
     int (*row)(sl__trig_ctx *c, int64_t ts, uint64_t aux);
     /* The group's watermark advanced to wm (after the rows <= wm were released). */
@@ -99,12 +121,6 @@ typedef struct sl__trig_kind_ops {
     void (*pruned)(sl__trig_ctx *c, uint32_t n);
     /* Whether released rows are kept in the log at all (PERIOD: no). */
     bool keeps_log;
-    /* Optional (added for STATE/EVENT): definition-level data that row aux values refer to
-     * (the value dictionary of trig_state.c). ckpt_save appends it to a checkpoint after the
-     * groups; ckpt_load merges it back on restore (0 or SL_ECORRUPT). NULL: nothing is
-     * written, so the checkpoints of other kinds are unchanged. */
-    int (*ckpt_save)(const sl_trig_def *def, sl_buf *out);
-    int (*ckpt_load)(const sl_trig_def *def, const void *p, size_t n);
 } sl__trig_kind_ops;
 
 extern const sl__trig_kind_ops sl__trig_period_ops;
@@ -118,8 +134,10 @@ extern const sl__trig_kind_ops sl__trig_count_ops;
 typedef struct sl__trig_kparams {
     /* PERIOD / SLIDING schedule (kept as durations: calendar units). */
     sl_duration period, period_offset;
-    /* INTERVAL / SLIDING, precision units. */
+    /* INTERVAL / SLIDING, precision units. interval_months / sliding_months > 0 replace
+     * interval / sliding by that many calendar months (units n and y). */
     int64_t interval, interval_offset, sliding, sliding_offset;
+    int64_t interval_months, sliding_months;
     /* SESSION gap. */
     int64_t gap;
     /* COUNT_WINDOW. */
@@ -181,6 +199,24 @@ typedef struct sl__trig_closedvec {
     uint32_t n, cap;
 } sl__trig_closedvec;
 
+/* The per-group value store of STATE/EVENT (trigger_values.c): code -> exact values. */
+#define SL__TRIG_VS_SLOTS 16 /* low code bits that tell apart tuples of one hash */
+typedef struct sl__trig_vent {
+    uint64_t code;
+    uint32_t off, len;          /* encoded values in bytes */
+    uint32_t next;              /* 1 + index of the next entry of the same hash, 0: none */
+    uint32_t mark;              /* garbage collection */
+} sl__trig_vent;
+
+typedef struct sl__trig_vstore {
+    sl__trig_vent *e;
+    uint32_t n, cap;
+    uint32_t *idx;              /* hash part -> 1 + index of its first entry */
+    uint32_t icap;              /* power of two (0: empty) */
+    sl_buf bytes;
+    uint32_t gc_at;             /* collect once n reaches it */
+} sl__trig_vstore;
+
 /* Decoded per-group state (the hot set holds these; the kv store their encoding). */
 struct sl__trig_group {
     uint64_t gid;
@@ -192,6 +228,7 @@ struct sl__trig_group {
     sl__trig_rowvec log;        /* released rows, sorted by ts, unique ts */
     sl__trig_closedvec closed;  /* emitted windows, by close order */
     uint8_t *kst;               /* kind state, def->ops->state_size bytes */
+    sl__trig_vstore vs;         /* values behind row codes (STATE/EVENT), else empty */
     /* Hot-set bookkeeping. */
     sl__trig_group *lru_prev, *lru_next;
     bool dirty;
@@ -260,7 +297,9 @@ struct sl_trig {
     uint64_t *aux;
     uint32_t scratch_cap;
     uint8_t *kst_scratch;
-    sl__trig_closedvec capture;
+    sl__trig_closedvec capture;      /* replay: captured closes */
+    sl__trig_closedvec capture_open; /* replay: captured opens (start, index, values) */
+    sl_buf capx;                     /* replay: values of captured windows */
     sl_buf kbuf, vbuf;
 };
 
@@ -325,20 +364,32 @@ int sl__trig_limit_build(const sl_trig_def *def, const sl_limit_expr *l, sl__tri
 /* Whether a window / streak [start, end] of rows rows meets l (NONE: always). */
 bool sl__trig_limit_met(const sl__trig_limit *l, int64_t start, int64_t end, uint64_t rows);
 
-/* Value dictionary of a definition: row aux (a hash of values) -> n values, copied; a
- * bounded cache of two generations (see trig_state.c). get's result stays valid until the
- * next put. flips counts generation changes, after which kinds re-touch the keys their
- * group state holds. */
-typedef struct sl__trig_vdict sl__trig_vdict;
-sl__trig_vdict *sl__trig_vdict_new(int n);
-void sl__trig_vdict_free(sl__trig_vdict *d);
-uint64_t sl__trig_vdict_flips(const sl__trig_vdict *d);
-const sl_value *sl__trig_vdict_get(sl__trig_vdict *d, uint64_t key);
-int sl__trig_vdict_put(sl__trig_vdict *d, uint64_t key, const sl_value *vals);
-/* Appends the entries to out / merges encoded entries back (SL_ECORRUPT on bad bytes). */
-int sl__trig_vdict_encode(const sl__trig_vdict *d, sl_buf *out);
-int sl__trig_vdict_decode(sl__trig_vdict *d, const void *p, size_t n);
+/* Values (trigger_values.c). Exact equality (text by bytes, numbers by value, floats by
+ * bits) and a per-position hash of a non-NULL value. */
 bool sl__trig_value_eq(const sl_value *a, const sl_value *b);
 uint64_t sl__trig_value_hash(const sl_value *v, int pos);
+/* n values appended to out / read back (strings point into the reader's bytes). */
+int sl__trig_vals_put(sl_buf *out, const sl_value *vals, int n);
+int sl__trig_vals_get(sl_reader *r, sl_value *out, int max, int *n);
+/* The code of vals (n values) in vs: base (a hash; its low slot bits are ignored) plus the
+ * slot of vals among the tuples sharing that hash, adding vals when new. */
+int sl__trig_vs_intern(sl__trig_vstore *vs, uint64_t base, const sl_value *vals, int n,
+                       uint64_t *code);
+/* Decodes the n values of code into out (strings valid until vs changes); false: unknown. */
+bool sl__trig_vs_get(const sl__trig_vstore *vs, uint64_t code, sl_value *out, int n);
+/* Whether two codes name equal tuples: hash parts first, then the values. */
+bool sl__trig_vs_eq(const sl__trig_vstore *vs, uint64_t a, uint64_t b, int n);
+/* Garbage collection: mark every code still referred to, then sweep the rest. */
+bool sl__trig_vs_gc_due(const sl__trig_vstore *vs);
+void sl__trig_vs_mark(sl__trig_vstore *vs, uint64_t code);
+int sl__trig_vs_sweep(sl__trig_vstore *vs);
+void sl__trig_vs_free(sl__trig_vstore *vs);
+size_t sl__trig_vs_mem(const sl__trig_vstore *vs);
+int sl__trig_vs_encode(const sl__trig_vstore *vs, sl_buf *out);
+int sl__trig_vs_decode(sl__trig_vstore *vs, sl_reader *r);
+
+/* Hash of an expression tree (kinds, operators, lower-cased names, literals), for the
+ * definition fingerprint (trigger_def.c). NULL hashes as a constant. */
+uint64_t sl__trig_expr_hash(const sl_expr *e, uint64_t seed);
 
 #endif

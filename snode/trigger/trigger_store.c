@@ -124,6 +124,7 @@ void sl__trig_group_free(sl__trig_group *g)
     free(g->log.v);
     free(g->closed.v);
     free(g->kst);
+    sl__trig_vs_free(&g->vs);
     free(g);
 }
 
@@ -264,7 +265,7 @@ int sl__trig_group_bytes(sl_trig *t, sl__trig_dirent *de, sl_buf *out, sl_error 
 
 /* ------------------------------------------------------------------------ encoding */
 
-#define GROUP_FMT 1
+#define GROUP_FMT 2 /* 2: the value store follows the kind state */
 
 static int put_rows(sl_buf *b, const sl__trig_rowvec *rv)
 {
@@ -299,6 +300,7 @@ int sl__trig_group_encode(const sl_trig_def *def, const sl__trig_group *g, sl_bu
         if (rc == 0) rc = sl_buf_put_vari(b, e->condition_index);
         if (rc == 0) rc = sl_buf_put_vari(b, e->close_pos);
         if (rc == 0) rc = sl_buf_put_u8(b, (uint8_t)e->emitted);
+        if (rc == 0) rc = sl_buf_put_varu(b, e->xhash);
     }
     size_t nw = def->ops->state_size(def) / sizeof(int64_t);
     if (rc == 0) rc = sl_buf_put_varu(b, nw);
@@ -307,6 +309,8 @@ int sl__trig_group_encode(const sl_trig_def *def, const sl__trig_group *g, sl_bu
         memcpy(&w, g->kst + i * sizeof w, sizeof w);
         rc = sl_buf_put_vari(b, w);
     }
+    if (rc == 0)
+        rc = sl__trig_vs_encode(&g->vs, b);
     return rc;
 }
 
@@ -371,12 +375,14 @@ int sl__trig_group_decode(const sl_trig_def *def, const void *p, size_t n, sl__t
         if (sl_reader_vari(&r, &e->start) != 0 || sl_reader_vari(&r, &e->end) != 0 ||
             sl_reader_varu(&r, &e->rownum) != 0 || sl_reader_vari(&r, &wi) != 0 ||
             sl_reader_vari(&r, &ci) != 0 || sl_reader_vari(&r, &e->close_pos) != 0 ||
-            sl_reader_u8(&r, &em) != 0 || em > 1 || wi < INT32_MIN || wi > INT32_MAX ||
+            sl_reader_u8(&r, &em) != 0 || sl_reader_varu(&r, &e->xhash) != 0 || em > 1 ||
+            wi < INT32_MIN || wi > INT32_MAX ||
             ci < INT32_MIN || ci > INT32_MAX)
             goto corrupt;
         e->window_index = (int32_t)wi;
         e->condition_index = (int32_t)ci;
         e->emitted = em;
+        e->xoff = 0;
     }
     if (sl_reader_varu(&r, &nw) != 0 || nw != def->ops->state_size(def) / sizeof(int64_t))
         goto corrupt;
@@ -386,7 +392,11 @@ int sl__trig_group_decode(const sl_trig_def *def, const void *p, size_t n, sl__t
             goto corrupt;
         memcpy(g->kst + i * sizeof w, &w, sizeof w);
     }
-    if (sl_reader_left(&r) != 0)
+    if ((rc = sl__trig_vs_decode(&g->vs, &r)) == SL_ENOMEM) {
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        goto fail;
+    }
+    if (rc != 0 || sl_reader_left(&r) != 0)
         goto corrupt;
     *out = g;
     return 0;

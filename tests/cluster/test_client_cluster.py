@@ -139,13 +139,16 @@ def port_free(port):
         return True
 
 
-def free_base(nvnodes=2):
-    """A base port P with P and every vnode port P+70+i free, below the kernel's ephemeral
-    range (32768+) so outgoing connections of other tests cannot take them meanwhile."""
+def free_base(nvnodes=2, nsnodes=2):
+    """A base port P with P, every vnode port P+70+i, every snode port P+170+i and the
+    demo's notification port P+269 free, below the kernel's ephemeral range (32768+) so
+    outgoing connections of other tests cannot take them meanwhile."""
     import random
     for _ in range(500):
         base = random.randrange(20000, 32000)
-        if all(port_free(p) for p in [base] + [base + 70 + i for i in range(1, nvnodes + 1)]):
+        ports = ([base, base + 269] + [base + 70 + i for i in range(1, nvnodes + 1)]
+                 + [base + 170 + i for i in range(1, nsnodes + 1)])
+        if all(port_free(p) for p in ports):
             return base
     raise AssertionError("no free base port")
 
@@ -167,6 +170,30 @@ def test_sluice_local_quickstart(bin_dir, tmp_path):
         r = sluice(bin_dir, base, "create database q; use q; create table t (ts timestamp, x int); "
                    "insert into t values (1, 10) (2, 20) (3, 30); select sum(x) from t", "--csv")
         assert r.stdout.strip().splitlines()[-2:] == ["sum(x)", "60"]
+        # The quick start's stream demo: a per-minute stream over 5 minutes of readings of 3
+        # meters (one every 10 s) closes minutes 0-3 of each meter: 12 output rows of 6
+        # readings each, and 12 WINDOW_CLOSE notifications at the receiver.
+        with open(tmp_path / "demo.out", "w") as f:
+            demo = subprocess.run([os.path.join(ROOT, "scripts", "demo-stream.sh"), "--dir", d,
+                                   "--port", str(base), "--notify-port", str(base + 269)],
+                                  env=env, stdout=f, stderr=subprocess.STDOUT, timeout=120,
+                                  stdin=subprocess.DEVNULL)
+        text = (tmp_path / "demo.out").read_text()
+        assert demo.returncode == 0, text
+        assert "12 output rows; 12 notification events" in text, text
+        r = sluice(bin_dir, base, "select count(*), min(readings), max(readings) "
+                   "from demo.meters_1m", "--csv")
+        assert r.stdout.strip().splitlines()[-1] == "12,6,6"
+        import json
+        events = []
+        for line in open(os.path.join(d, "notifications.jsonl")):
+            for st in json.loads(line)["streams"]:
+                assert st["streamName"] == "meters_1m"
+                events += st["events"]
+        assert len(events) == 12 and {e["eventType"] for e in events} == {"WINDOW_CLOSE"}
+        assert sorted({e["windowStart"] for e in events}) == [
+            1735689600000 + 60000 * k for k in range(4)]
+        assert all(e["result"]["count(*)"] == 6 for e in events)
     finally:
         with open(tmp_path / "down.out", "w") as f:
             subprocess.run([script, "down", "--dir", d], env=env, stdout=f,

@@ -3,6 +3,9 @@
  * options that apply to them: hand-written rows and the exact events the spec and
  * semantics.md (rules 1, 2, 3, 8) call for. Times in the expectations are seconds.
  */
+#define _GNU_SOURCE /* timegm */
+#include <time.h>
+
 #include "test_trigger_util.h"
 
 #define OC "EVENT_TYPE(WINDOW_OPEN|WINDOW_CLOSE)"
@@ -379,6 +382,168 @@ static void options_passthrough(void **state)
     th_close(&h);
 }
 
+/* ------------------------------------------------------------ calendar units (n, y) */
+
+/* Times in seconds since the epoch, computed independently (Python datetime, UTC). */
+#define J15_24 ((int64_t)1705276800)  /* 2024-01-15 */
+#define J31_24 ((int64_t)1706745599)  /* 2024-01-31 23:59:59 */
+#define F01_24 ((int64_t)1706745600)  /* 2024-02-01 */
+#define F15_24 ((int64_t)1707955200)  /* 2024-02-15 */
+#define F29_24 ((int64_t)1709208000)  /* 2024-02-29 12:00 (leap day) */
+#define M01_24 ((int64_t)1709251200)  /* 2024-03-01 */
+#define A01_24 ((int64_t)1711929600)  /* 2024-04-01 */
+#define A30_24 ((int64_t)1714435200)  /* 2024-04-30 */
+#define Y01_24 ((int64_t)1714521600)  /* 2024-05-01 */
+#define JA1_24 ((int64_t)1704067200)  /* 2024-01-01 */
+
+/* INTERVAL(1n): [first of month, first of next month) for 31-, 29- (leap February), 31-
+ * and 30-day months; a row exactly on the 1st belongs to the new month. */
+static void calendar_months(void **st)
+{
+    (void)st;
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(1n) SLIDING(1n) FROM t1 "
+                "STREAM_OPTIONS(EXPIRED_TIME(100d))");
+    th_ts(&h, 0, 2, J15_24, J31_24);
+    th_expect(&h, "");
+    th_ts(&h, 0, 1, F01_24);
+    th_expect(&h, "CLOSE 1704067200 1706745600 2\n");
+    th_ts(&h, 0, 2, F29_24, M01_24);
+    th_expect(&h, "CLOSE 1706745600 1709251200 2\n");
+    th_ts(&h, 0, 1, A30_24);
+    th_expect(&h, "CLOSE 1709251200 1711929600 1\n");
+    th_ts(&h, 0, 1, Y01_24);
+    th_expect(&h, "CLOSE 1711929600 1714521600 1\n");
+    /* A late row in closed February recomputes exactly that month. */
+    th_ts(&h, 0, 1, F15_24);
+    th_expect(&h, "INV 1706745600 1709251200 2\nCLOSE 1706745600 1709251200 3\n");
+    th_close(&h);
+
+    /* Non-leap February (28 days) and empty months between data (NO_DATA closes). */
+    th_open(&h, "CREATE STREAM s INTERVAL(1n) SLIDING(1n) FROM t1 STREAM_OPTIONS(" OC ")");
+    th_ts(&h, 0, 1, (int64_t)1675987200); /* 2023-02-10 */
+    th_expect(&h, "OPEN 1675209600\n");
+    th_ts(&h, 0, 1, (int64_t)1681516800); /* 2023-04-15 */
+    th_expect(&h, "CLOSE 1675209600 1677628800 1\nOPEN 1677628800\n"
+                  "CLOSE 1677628800 1680307200 0\nOPEN 1680307200\n");
+    th_ts(&h, 0, 1, (int64_t)1682985600); /* 2023-05-02 */
+    th_expect(&h, "CLOSE 1680307200 1682899200 1\nOPEN 1682899200\n");
+    th_close(&h);
+}
+
+/* INTERVAL(1y): January 1st to January 1st, 365 and 366 (2024) days. */
+static void calendar_years(void **st)
+{
+    (void)st;
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(1y) SLIDING(1y) FROM t1");
+    th_ts(&h, 0, 2, (int64_t)1685577600, F29_24); /* 2023-06-01, 2024-02-29 */
+    th_expect(&h, "CLOSE 1672531200 1704067200 1\n");
+    th_ts(&h, 0, 1, (int64_t)1735689600); /* 2025-01-01 */
+    th_expect(&h, "CLOSE 1704067200 1735689600 1\n");
+    th_close(&h);
+}
+
+/* Offsets, overlapping month windows, and a calendar interval with a fixed sliding. */
+static void calendar_mixed(void **st)
+{
+    (void)st;
+    th h;
+    /* INTERVAL(1n, 1d): [2nd of month, 2nd of next month). */
+    th_open(&h, "CREATE STREAM s INTERVAL(1n, 1d) SLIDING(1n) FROM t1");
+    th_ts(&h, 0, 2, (int64_t)1706788800, (int64_t)1706832000); /* 2024-02-01 12:00, 02-02 */
+    th_expect(&h, "CLOSE 1704153600 1706832000 1\n");           /* [2024-01-02, 2024-02-02) */
+    th_close(&h);
+    /* INTERVAL(2n) SLIDING(1n): the first window holding 2024-01-10 starts 2023-12-01. */
+    th_open(&h, "CREATE STREAM s INTERVAL(2n) SLIDING(1n) FROM t1");
+    th_ts(&h, 0, 2, (int64_t)1704844800, (int64_t)1707523200); /* 2024-01-10, 02-10 */
+    th_expect(&h, "CLOSE 1701388800 1706745600 1\n");           /* [12-01, 02-01) */
+    th_ts(&h, 0, 1, (int64_t)1710028800);                       /* 2024-03-10 */
+    th_expect(&h, "CLOSE 1704067200 1709251200 2\n");           /* [01-01, 03-01) */
+    th_close(&h);
+    /* INTERVAL(1n) SLIDING(20d): starts every 20 days from the epoch, each window one
+     * calendar month long (expected by a Python reference with datetime). */
+    th_open(&h, "CREATE STREAM s INTERVAL(1n) SLIDING(20d) FROM t1");
+    th_ts(&h, 0, 4, J15_24, (int64_t)1708387200, (int64_t)1709596800, A01_24);
+    th_expect(&h, "CLOSE 1703808000 1706486400 1\nCLOSE 1705536000 1708214400 0\n"
+                  "CLOSE 1707264000 1709769600 2\nCLOSE 1708992000 1711497600 1\n");
+    th_close(&h);
+}
+
+/* First second of month index mi (months since 1970-01), by the C library's timegm: a
+ * reference independent of the engine's calendar arithmetic. */
+static int64_t ref_month(int64_t mi)
+{
+    struct tm tm = {0};
+    tm.tm_year = (int)(70 + mi / 12 - (mi % 12 < 0 ? 1 : 0));
+    tm.tm_mon = (int)(((mi % 12) + 12) % 12);
+    tm.tm_mday = 1;
+    return (int64_t)timegm(&tm);
+}
+
+static uint64_t cal_rs;
+static uint64_t cal_rnd(uint64_t n)
+{
+    cal_rs = cal_rs * 6364136223846793005ull + 1442695040888963407ull;
+    return (cal_rs >> 33) % n;
+}
+
+/* Random month/year windows (interval and sliding in months, an offset in days) over
+ * in-order rows spanning decades, against a brute-force reference built on timegm. */
+static void calendar_random(void **st)
+{
+    (void)st;
+    const char *e = getenv("TRIG_RANDOM_SCALE");
+    int scale = e && atoi(e) > 0 ? atoi(e) : 1;
+    for (int seed = 1; seed <= 40 * scale; seed++) {
+        cal_rs = (uint64_t)seed * 7919u;
+        static const int ims[] = {1, 2, 3, 12, 24};
+        int im = ims[cal_rnd(5)];
+        int sm = 1 + (int)cal_rnd((uint64_t)im);
+        int od = (int)cal_rnd(28);
+        char sql[256];
+        snprintf(sql, sizeof sql,
+                 "CREATE STREAM s INTERVAL(%d%s, %dd) SLIDING(%d%s) FROM t1", im % 12 ? im : im / 12,
+                 im % 12 ? "n" : "y", od, sm % 12 || sm == 0 ? sm : sm / 12, sm % 12 ? "n" : "y");
+        th h;
+        th_open(&h, sql);
+        enum { NR = 60 };
+        int64_t ts[NR];
+        int64_t t = (int64_t)cal_rnd(60ull * 365 * 86400) - 10ll * 365 * 86400; /* 1960.. */
+        for (int i = 0; i < NR; i++) {
+            t += 1 + (int64_t)cal_rnd(cal_rnd(4) ? 40ull * 86400 : 400ull * 86400);
+            ts[i] = t;
+        }
+        /* Reference: window j is [month(j*sm) + od days, month(j*sm + im) + od days). */
+        sl_buf want = {0};
+        int64_t off = (int64_t)od * 86400;
+        /* Start past the first row (over-estimating the month index), then walk back. */
+        int64_t days = (ts[0] - off) / 86400;
+        int64_t j = (days >= 0 ? days / 28 : days / 31) / sm + 2;
+        while (ref_month((j - 1) * sm + im) + off > ts[0])
+            j--;
+        for (int i = 0; i < NR; i++) {
+            trow r = {.ts = ts[i], .v = 1};
+            th_feed(&h, 0, &r, 1);
+            while (ref_month(j * sm + im) + off <= ts[i]) {
+                int64_t ws = ref_month(j * sm) + off, we = ref_month(j * sm + im) + off;
+                int n = 0;
+                for (int k = 0; k < i; k++)
+                    n += ts[k] >= ws && ts[k] < we;
+                sl_buf_printf(&want, "CLOSE %lld %lld %d\n", (long long)ws, (long long)we, n);
+                j++;
+            }
+        }
+        const char *w = want.len ? (const char *)want.data : "";
+        const char *g = h.log.len ? (const char *)h.log.data : "";
+        if (want.len != h.log.len || memcmp(w, g, want.len) != 0)
+            fail_msg("%s (seed %d): events differ\n--- want\n%.*s--- got\n%.*s", sql, seed,
+                     (int)want.len, w, (int)h.log.len, g);
+        sl_buf_fini(&want);
+        th_close(&h);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +556,8 @@ int main(void)
         cmocka_unit_test(pre_filter_and_flags), cmocka_unit_test(groups_independent),
         cmocka_unit_test(max_delay),           cmocka_unit_test(idle_resume),
         cmocka_unit_test(sliding_trigger),     cmocka_unit_test(options_passthrough),
+        cmocka_unit_test(calendar_months),     cmocka_unit_test(calendar_years),
+        cmocka_unit_test(calendar_mixed),      cmocka_unit_test(calendar_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

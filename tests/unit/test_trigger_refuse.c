@@ -31,8 +31,14 @@ static void bad_definitions(void **state)
          "SLIDING must be positive and not longer than INTERVAL"},
         {"CREATE STREAM s INTERVAL(10s, 10s) SLIDING(10s) FROM t1", SL_EINVAL,
          "INTERVAL offset must be shorter than the interval"},
-        {"CREATE STREAM s INTERVAL(1n) SLIDING(1n) FROM t1", SL_EUNSUPPORTED,
-         "INTERVAL in months or years is not supported"},
+        {"CREATE STREAM s INTERVAL(1n) SLIDING(2n) FROM t1", SL_EINVAL,
+         "not longer than INTERVAL (a month counts as 28 days"},
+        {"CREATE STREAM s INTERVAL(1n) SLIDING(29d) FROM t1", SL_EINVAL,
+         "not longer than INTERVAL"},
+        {"CREATE STREAM s INTERVAL(1y, 1n) SLIDING(1n) FROM t1", SL_EUNSUPPORTED,
+         "INTERVAL offset in months or years is not supported"},
+        {"CREATE STREAM s INTERVAL(1n, 28d) SLIDING(1n) FROM t1", SL_EINVAL,
+         "INTERVAL offset must be shorter than the interval"},
         {"CREATE STREAM s INTERVAL(1u) SLIDING(1u) FROM t1", SL_ERANGE,
          "cannot be expressed in the database precision"},
         {"CREATE STREAM s SESSION(ts, 0s) FROM t1", SL_EINVAL, "SESSION gap must be positive"},
@@ -224,7 +230,7 @@ static void corrupt_checkpoints(void **state)
     th_open(&x, "CREATE STREAM s INTERVAL(30s) SLIDING(30s) FROM t1 PARTITION BY tbname");
     sl_error_clear(&err);
     assert_int_equal(sl_trig_restore(x.t, ck.data, ck.len, &err), SL_EINVAL);
-    assert_non_null(strstr(err.msg, "another stream definition"));
+    assert_non_null(strstr(err.msg, "different trigger definition"));
     /* the intact checkpoint restores and continues like the uninterrupted run */
     assert_int_equal(sl_trig_restore(x.t, ck.data, ck.len, &err), SL_EINVAL);
     assert_int_equal(sl_trig_restore(o.t, ck.data, ck.len, &err), 0);
@@ -243,6 +249,108 @@ static void corrupt_checkpoints(void **state)
     th_close(&x);
 }
 
+/* Feeds rows lo..hi-1 (v = i % 3, w = i % 2, one per block) to h. */
+static void fp_rows(th *h, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++) {
+        trow r = {.ts = i, .v = i % 3, .w = i % 2};
+        th_feed(h, 0, &r, 1);
+    }
+}
+
+/* The fingerprint covers every kind's parameters and the options that shape state: a
+ * checkpoint of one definition is refused by any other, with a clear message, and the
+ * refusing engine is unchanged; definitions that differ only in spelling accept it. */
+static void foreign_definitions(void **st)
+{
+    (void)st;
+#define P " FROM t1 PARTITION BY tbname"
+    static const char *const pairs[][2] = {
+        {"CREATE STREAM s STATE_WINDOW(v)" P, "CREATE STREAM s STATE_WINDOW(w)" P},
+        {"CREATE STREAM s STATE_WINDOW(v)" P, "CREATE STREAM s STATE_WINDOW(v + 1)" P},
+        {"CREATE STREAM s STATE_WINDOW(v)" P, "CREATE STREAM s STATE_WINDOW(v, w)" P},
+        {"CREATE STREAM s STATE_WINDOW(v)" P, "CREATE STREAM s STATE_WINDOW(v) EXTEND(1)" P},
+        {"CREATE STREAM s STATE_WINDOW(v) EXTEND(1)" P,
+         "CREATE STREAM s STATE_WINDOW(v) EXTEND(2)" P},
+        {"CREATE STREAM s STATE_WINDOW(v)" P, "CREATE STREAM s STATE_WINDOW(v) ZEROTH_STATE(0)" P},
+        {"CREATE STREAM s STATE_WINDOW(v) ZEROTH_STATE(0)" P,
+         "CREATE STREAM s STATE_WINDOW(v) ZEROTH_STATE(1)" P},
+        {"CREATE STREAM s STATE_WINDOW(v)" P, "CREATE STREAM s STATE_WINDOW(v) TRUE_FOR(2s)" P},
+        {"CREATE STREAM s STATE_WINDOW(v) TRUE_FOR(2s)" P,
+         "CREATE STREAM s STATE_WINDOW(v) TRUE_FOR(COUNT 2)" P},
+        {"CREATE STREAM s EVENT_WINDOW(START WITH v > 1 END WITH v < 1)" P,
+         "CREATE STREAM s EVENT_WINDOW(START WITH v > 0 END WITH v < 1)" P},
+        {"CREATE STREAM s EVENT_WINDOW(START WITH v > 1 END WITH v < 1)" P,
+         "CREATE STREAM s EVENT_WINDOW(START WITH v > 1 END WITH w < 1)" P},
+        {"CREATE STREAM s EVENT_WINDOW(START WITH v > 1 END WITH v < 1)" P,
+         "CREATE STREAM s EVENT_WINDOW(START WITH v > 1 END WITH v < 1) TRUE_FOR(2s)" P},
+        {"CREATE STREAM s EVENT_WINDOW(START WITH (v > 1, w > 0))" P,
+         "CREATE STREAM s EVENT_WINDOW(START WITH (w > 0, v > 1))" P},
+        {"CREATE STREAM s COUNT_WINDOW(3, 1, v)" P, "CREATE STREAM s COUNT_WINDOW(3, 1, w)" P},
+        {"CREATE STREAM s SESSION(ts, 2s)" P,
+         "CREATE STREAM s SESSION(ts, 2s)" P " STREAM_OPTIONS(PRE_FILTER(v > 0))"},
+        {"CREATE STREAM s SESSION(ts, 2s)" P " STREAM_OPTIONS(PRE_FILTER(v > 0))",
+         "CREATE STREAM s SESSION(ts, 2s)" P " STREAM_OPTIONS(PRE_FILTER(v > 1))"},
+        {"CREATE STREAM s INTERVAL(1n) SLIDING(1n)" P, "CREATE STREAM s INTERVAL(1y) SLIDING(1n)" P},
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        th a, b, ref;
+        th_open(&a, pairs[k][0]);
+        th_open(&b, pairs[k][1]);
+        th_open(&ref, pairs[k][1]);
+        fp_rows(&a, 0, 6);
+        fp_rows(&b, 0, 6);
+        fp_rows(&ref, 0, 6);
+        sl_buf ck = {0};
+        sl_error err;
+        assert_int_equal(sl_trig_checkpoint(a.t, &ck, &err), 0);
+        sl_error_clear(&err);
+        int rc = sl_trig_restore(b.t, ck.data, ck.len, &err);
+        if (rc != SL_EINVAL || !strstr(err.msg, "different trigger definition"))
+            fail_msg("checkpoint of \"%s\" restored into \"%s\": rc %d \"%s\"", pairs[k][0],
+                     pairs[k][1], rc, err.msg);
+        /* b is unchanged: it continues exactly like ref. */
+        fp_rows(&b, 6, 12);
+        fp_rows(&ref, 6, 12);
+        assert_int_equal(b.log.len, ref.log.len);
+        if (b.log.len)
+            assert_memory_equal(b.log.data, ref.log.data, b.log.len);
+        sl_buf_fini(&ck);
+        th_close(&a);
+        th_close(&b);
+        th_close(&ref);
+    }
+    /* Same definition, other spelling: accepted. */
+    static const char *const same[][2] = {
+        {"CREATE STREAM s STATE_WINDOW(v) EXTEND(1)" P,
+         "create stream s state_window( V ) extend(1) from t1 partition by tbname"},
+        {"CREATE STREAM s EVENT_WINDOW(START WITH v > 1 END WITH v < 1)" P,
+         "CREATE STREAM s EVENT_WINDOW(START WITH V>1 END WITH V<1)" P},
+    };
+    for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
+        th a, b;
+        th_open(&a, same[k][0]);
+        th_open(&b, same[k][1]);
+        fp_rows(&a, 0, 6);
+        sl_buf ck = {0};
+        sl_error err;
+        assert_int_equal(sl_trig_checkpoint(a.t, &ck, &err), 0);
+        if (sl_trig_restore(b.t, ck.data, ck.len, &err) != 0)
+            fail_msg("\"%s\" refused a checkpoint of \"%s\": %s", same[k][1], same[k][0],
+                     err.msg);
+        sl_buf_reset(&a.log);
+        fp_rows(&a, 6, 12);
+        fp_rows(&b, 6, 12);
+        assert_int_equal(a.log.len, b.log.len);
+        if (a.log.len)
+            assert_memory_equal(a.log.data, b.log.data, a.log.len);
+        sl_buf_fini(&ck);
+        th_close(&a);
+        th_close(&b);
+    }
+#undef P
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +358,7 @@ int main(void)
         cmocka_unit_test(bad_ast),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(corrupt_checkpoints),
+        cmocka_unit_test(foreign_definitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
