@@ -175,8 +175,15 @@ static int offset_rule(chk *c, const char *what, const sl_duration *p, const sl_
 {
     char pb[32], ob[32];
     int64_t pv, ov;
-    if (p->unit != 'w' && p->unit != 'n' && p->unit != 'y')
+    if (p->unit != 'w' && p->unit != 'n' && p->unit != 'y') {
+        /* Below one day the schedule restarts at every midnight: an offset of a day or
+         * more would never be reached. */
+        const int64_t day = INT64_C(86400000000000);
+        if (dur_ns(p, &pv) && pv < day && dur_ns(off, &ov) && ov >= day)
+            return FAIL(c, off->pos, "the offset of %s(%s, %s) must be less than one day",
+                        what, dur_text(p, pb, sizeof pb), dur_text(off, ob, sizeof ob));
         return 0;
+    }
     if (!dur_ns(off, &ov) || !dur_ns(p, &pv) || ov >= pv)
         return FAIL(c, off->pos, "the offset of %s(%s, %s) must be less than the period%s",
                     what, dur_text(p, pb, sizeof pb), dur_text(off, ob, sizeof ob),
@@ -378,6 +385,12 @@ static int check_trigger(chk *c)
                             "the offset of SLIDING must use the units a, s, m or h");
             TRY(event_dur(c, "the offset of SLIDING", &t->sliding_offset, false));
             TRY(offset_rule(c, "SLIDING", &t->sliding, &t->sliding_offset));
+            int64_t sv, ov;
+            /* Windows start every `sliding` from the offset: it must be shorter. */
+            if (t->kind == SL_TRIG_INTERVAL &&
+                (!dur_ns(&t->sliding, &sv) || !dur_ns(&t->sliding_offset, &ov) || ov >= sv))
+                return FAIL(c, t->sliding_offset.pos,
+                            "the offset of SLIDING must be less than the sliding");
         }
         return 0;
     case SL_TRIG_SESSION:

@@ -261,6 +261,17 @@ static const bad_case bad_cases[] = {
      1, 29, "the offset of SLIDING must use the units a, s, m or h"},
     {"CREATE STREAM s SLIDING(0s) FROM meters INTO o AS SELECT _tcurrent_ts, COUNT(*) FROM meters",
      1, 25, "SLIDING must be positive"},
+    {"CREATE STREAM s INTERVAL(10m) SLIDING(1m, 2m) FROM meters INTO o AS SELECT _twstart, "
+     "COUNT(*) FROM meters",
+     1, 43, "the offset of SLIDING must be less than the sliding"},
+    {"CREATE STREAM s INTERVAL(10m) SLIDING(1m, 1m) FROM meters INTO o AS SELECT _twstart, "
+     "COUNT(*) FROM meters",
+     1, 43, "the offset of SLIDING must be less than the sliding"},
+    {"CREATE STREAM s PERIOD(1h, 24h) INTO o AS SELECT _tlocaltime, COUNT(*) FROM meters",
+     1, 28, "the offset of PERIOD(1h, 24h) must be less than one day"},
+    {"CREATE STREAM s SLIDING(30m, 25h) FROM meters INTO o AS SELECT _tcurrent_ts, COUNT(*) "
+     "FROM meters",
+     1, 30, "the offset of SLIDING(30m, 25h) must be less than one day"},
     {"CREATE STREAM s SLIDING(1u) FROM meters INTO o AS SELECT _tcurrent_ts, COUNT(*) FROM meters",
      1, 25, "SLIDING 1u is finer than the database precision (ms)"},
     {"CREATE STREAM s INTERVAL(0s) SLIDING(1m) FROM meters INTO o AS SELECT _twstart, COUNT(*) FROM %%trows",
