@@ -395,6 +395,8 @@ int sl_mcatalog_open(sl_mcatalog **out, const char *dir, const sl_mcatalog_optio
     rc = sl__mc_load(cat, err);
     if (rc == 0)
         rc = sl__mc_assign_load(cat, err);
+    if (rc == 0)
+        rc = sl__mc_holds_load(cat, err);
     if (rc < 0) {
         if (rc == SL_ENOMEM)
             sl_error_set(err, rc, 0, 0, "out of memory loading the catalog '%s'", dir);

@@ -398,6 +398,7 @@ typedef struct sl_mcatalog_stream {
     const char *plan_db; /* unqualified names of its query resolve in this database */
     bool running;
     bool ignore_untreated; /* the last START said IGNORE UNTREATED */
+    uint64_t ignore_untreated_epoch; /* ... and the epoch that START took effect in */
     uint32_t nslots;
     const uint32_t *owners; /* nslots entries; valid until the next change of the catalog */
 } sl_mcatalog_stream;
@@ -414,10 +415,64 @@ int sl_mcatalog_each_stream(sl_mcatalog *cat, sl_mcatalog_stream_fn fn, void *ar
  * (bytes borrowed, at most SL_MCATALOG_CHECKPOINT_MAX), synced. Fencing: refused with
  * SL_ESTALE when epoch is older than the current epoch or the pair is not owned by node
  * at the current placement; SL_ENOTFOUND for an unknown stream, SL_EINVAL for a slot out
- * of range, SL_ELIMIT when too large. Nothing changes on error.
+ * of range, SL_ELIMIT when too large. Nothing changes on error. The same as
+ * sl_mcatalog_checkpoint_put_versions without versions: the slot then holds the
+ * change-log low-water mark of every vgroup its stream reads at 0.
  */
 int sl_mcatalog_checkpoint_put(sl_mcatalog *cat, uint32_t node, uint64_t epoch, uint64_t stream_id,
                                uint32_t slot, const void *data, size_t len, sl_error *err);
+
+/* The change-log version of one vgroup that a checkpoint has consumed up to (inclusive). */
+typedef struct sl_mcatalog_vgroup_version {
+    uint32_t vgroup_id;
+    uint64_t version;
+} sl_mcatalog_vgroup_version;
+
+/* Most versions one checkpoint may carry (a database has far fewer vgroups). */
+#define SL_MCATALOG_CHECKPOINT_VERSIONS_MAX 65536u
+
+/*
+ * Change-log retention (DESIGN.md section 3, "Checkpoints"; catalog_lowwater.c).
+ *
+ * A stream *reads* the vgroups of its trigger table's database (a stream without FROM
+ * reads none). A checkpoint of (stream, slot) carries, per vgroup, the change-log version
+ * it has consumed up to; a vnode may drop change-log entries of a vgroup at or below the
+ * minimum, over every stream reading it and every slot of that stream (running or
+ * stopped: START resumes from the checkpoint), of those versions. A slot with no
+ * checkpoint, or whose checkpoint names no version for the vgroup, holds it at 0.
+ * DROP STREAM and DROP DATABASE release the holds of the streams they drop (their
+ * checkpoints go in the same batch).
+ *
+ * The versions are persisted in the checkpoint record (format 2; format-1 records, written
+ * before, load as checkpoints without versions) and kept in memory per (stream, vgroup)
+ * with the minimum over the slots maintained incrementally, so answering costs no disk
+ * read and no decoding: O(streams) per vgroup, plus O(slots) for a (stream, vgroup) whose
+ * minimum slot was raised since the last answer.
+ */
+
+/*
+ * sl_mcatalog_checkpoint_put with the versions the checkpoint has consumed up to
+ * (`versions`, borrowed, nversions entries; NULL when 0). Entries for vgroups the stream
+ * does not read (another database's, unknown ids, any for a stream without FROM) are
+ * ignored: neither stored nor counted. A vgroup listed twice is refused (SL_EINVAL), as
+ * are more than SL_MCATALOG_CHECKPOINT_VERSIONS_MAX entries (SL_ELIMIT). The checkpoint
+ * replaces the slot's previous one whole, its versions included (a vgroup the new one does
+ * not list holds at 0 again). Nothing changes on error (a fenced put leaves the minima as
+ * they were).
+ */
+int sl_mcatalog_checkpoint_put_versions(sl_mcatalog *cat, uint32_t node, uint64_t epoch,
+                                        uint64_t stream_id, uint32_t slot, const void *data,
+                                        size_t len, const sl_mcatalog_vgroup_version *versions,
+                                        size_t nversions, sl_error *err);
+
+/*
+ * The change-log low-water mark of vgroup `vgroup_id`: when at least one stream reads it,
+ * stores in *out the minimum over those streams and their slots of the checkpointed
+ * version (0 when any slot has none) and returns 1 - the vnode may trim its change log up
+ * to and including *out. Returns 0 (no answer; *out untouched) when no stream reads the
+ * vgroup or it does not exist: the vnode keeps its own cap-based retention. Cannot fail.
+ */
+int sl_mcatalog_low_water(sl_mcatalog *cat, uint32_t vgroup_id, uint64_t *out);
 
 /* Largest checkpoint of one (stream, slot), in bytes. */
 #define SL_MCATALOG_CHECKPOINT_MAX (64u << 20)

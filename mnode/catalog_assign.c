@@ -11,7 +11,9 @@
  * a restarted mnode that computes the same placement keeps the epoch.
  *
  * On disk: meta "epoch" -> u8 version, u64 epoch, u64 placement hash;
- * checkpoints (u64 stream id, u32 slot) -> u8 version, u64 epoch, u32 node, bytes state.
+ * checkpoints (u64 stream id, u32 slot) -> u8 version (1), u64 epoch, u32 node, bytes state;
+ * or, when the checkpoint names consumed versions (catalog_lowwater.c), u8 version (2),
+ * u64 epoch, u32 node, u32 n, n x (u32 vgroup id, u64 version), bytes state.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +271,7 @@ int sl_mcatalog_each_stream(sl_mcatalog *cat, sl_mcatalog_stream_fn fn, void *ar
             .plan_db = v[i]->s_plan_db ? v[i]->s_plan_db : v[i]->s_db,
             .running = v[i]->s_running,
             .ignore_untreated = v[i]->s_ignore_untreated,
+            .ignore_untreated_epoch = v[i]->s_untreated_epoch,
             .nslots = cat->c_slots,
             .owners = owners ? owners : none,
         };
@@ -404,16 +407,41 @@ static int checkpoint_key(sl_buf *k, uint64_t stream_id, uint32_t slot)
     return rc ? rc : sl_key_put_u32(k, slot);
 }
 
-static bool stream_exists(const sl_mcatalog *cat, uint64_t id)
+/* Format of checkpoint records with versions; records without any keep SL__MC_FORMAT (1),
+ * so they are byte for byte what earlier versions wrote. */
+#define CKPT_FORMAT_VERSIONS 2
+
+int sl__mc_ckpt_decode(const void *v, size_t n, sl__mc_ckpt *out)
 {
-    for (int i = 0; i < cat->c_nstreams; i++)
-        if (cat->c_streams[i]->s_id == id)
-            return true;
-    return false;
+    sl_reader r;
+    sl_reader_init(&r, v, n);
+    uint8_t ver;
+    memset(out, 0, sizeof(*out));
+    if (sl_reader_u8(&r, &ver) < 0 || (ver != SL__MC_FORMAT && ver != CKPT_FORMAT_VERSIONS) ||
+        sl_reader_u64(&r, &out->k_epoch) < 0 || sl_reader_u32(&r, &out->k_node) < 0)
+        return SL_ECORRUPT;
+    if (ver == CKPT_FORMAT_VERSIONS) {
+        if (sl_reader_u32(&r, &out->k_nvers) < 0 ||
+            out->k_nvers > SL_MCATALOG_CHECKPOINT_VERSIONS_MAX ||
+            (out->k_vers = sl_reader_take(&r, (size_t)out->k_nvers * 12)) == NULL)
+            return SL_ECORRUPT;
+    }
+    out->k_state_len = sl_reader_left(&r);
+    out->k_state = sl_reader_take(&r, out->k_state_len);
+    return 0;
 }
 
 int sl_mcatalog_checkpoint_put(sl_mcatalog *cat, uint32_t node, uint64_t epoch, uint64_t stream_id,
                                uint32_t slot, const void *data, size_t len, sl_error *err)
+{
+    return sl_mcatalog_checkpoint_put_versions(cat, node, epoch, stream_id, slot, data, len, NULL,
+                                               0, err);
+}
+
+int sl_mcatalog_checkpoint_put_versions(sl_mcatalog *cat, uint32_t node, uint64_t epoch,
+                                        uint64_t stream_id, uint32_t slot, const void *data,
+                                        size_t len, const sl_mcatalog_vgroup_version *versions,
+                                        size_t nversions, sl_error *err)
 {
     if (epoch < cat->c_epoch)
         return sl_error_set(err, SL_ESTALE, 0, 0,
@@ -424,7 +452,8 @@ int sl_mcatalog_checkpoint_put(sl_mcatalog *cat, uint32_t node, uint64_t epoch, 
     if (epoch > cat->c_epoch)
         return sl_error_set(err, SL_EINVAL, 0, 0, "epoch %llu is newer than the current epoch %llu",
                             (unsigned long long)epoch, (unsigned long long)cat->c_epoch);
-    if (!stream_exists(cat, stream_id))
+    sl__mc_stream *st = sl__mc_find_stream_id(cat, stream_id);
+    if (st == NULL)
         return sl_error_set(err, SL_ENOTFOUND, 0, 0, "stream %llu does not exist",
                             (unsigned long long)stream_id);
     if (slot >= cat->c_slots)
@@ -440,17 +469,29 @@ int sl_mcatalog_checkpoint_put(sl_mcatalog *cat, uint32_t node, uint64_t epoch, 
                             "it at epoch %llu",
                             (unsigned long long)stream_id, slot, node,
                             (unsigned long long)cat->c_epoch);
+    sl_mcatalog_vgroup_version *kept = NULL;
+    size_t nkept = 0;
+    int rc = sl__mc_hold_prepare(cat, st, versions, nversions, &kept, &nkept, err);
+    if (rc < 0)
+        return rc;
     sl_buf k, v;
     sl_buf_init(&k);
     sl_buf_init(&v);
     sl_kv_batch *b = NULL;
-    int rc = checkpoint_key(&k, stream_id, slot);
+    rc = checkpoint_key(&k, stream_id, slot);
     if (rc == 0)
-        rc = sl_buf_put_u8(&v, SL__MC_FORMAT);
+        rc = sl_buf_put_u8(&v, nkept > 0 ? CKPT_FORMAT_VERSIONS : SL__MC_FORMAT);
     if (rc == 0)
         rc = sl_buf_put_u64(&v, epoch);
     if (rc == 0)
         rc = sl_buf_put_u32(&v, node);
+    if (rc == 0 && nkept > 0)
+        rc = sl_buf_put_u32(&v, (uint32_t)nkept);
+    for (size_t i = 0; rc == 0 && i < nkept; i++) {
+        rc = sl_buf_put_u32(&v, kept[i].vgroup_id);
+        if (rc == 0)
+            rc = sl_buf_put_u64(&v, kept[i].version);
+    }
     if (rc == 0)
         rc = sl_buf_put(&v, data, len);
     if (rc == 0)
@@ -461,9 +502,12 @@ int sl_mcatalog_checkpoint_put(sl_mcatalog *cat, uint32_t node, uint64_t epoch, 
         sl_error_set(err, rc, 0, 0, "out of memory writing a checkpoint");
     else
         rc = sl_kv_write(cat->c_kv, b, SL_KV_SYNC_ON, err);
+    if (rc == 0) /* on disk: the slot's versions are now these */
+        sl__mc_hold_apply(cat, st, slot, kept, nkept);
     sl_kv_batch_close(b);
     sl_buf_fini(&k);
     sl_buf_fini(&v);
+    free(kept);
     return rc;
 }
 
@@ -479,20 +523,14 @@ int sl_mcatalog_checkpoint_get(sl_mcatalog *cat, uint64_t stream_id, uint32_t sl
     if (rc == SL_ENOTFOUND) {
         rc = 0;
     } else if (rc == 0) {
-        sl_reader r;
-        sl_reader_init(&r, v.data, v.len);
-        uint8_t ver;
-        uint64_t e;
-        uint32_t n;
-        if (sl_reader_u8(&r, &ver) < 0 || ver != SL__MC_FORMAT || sl_reader_u64(&r, &e) < 0 ||
-            sl_reader_u32(&r, &n) < 0) {
+        sl__mc_ckpt c;
+        if (sl__mc_ckpt_decode(v.data, v.len, &c) < 0) {
             rc = corrupt(cat, err, "bad checkpoint record");
         } else {
-            size_t rest = v.len - 13;
-            rc = sl_buf_put(out, v.data + 13, rest);
+            rc = sl_buf_put(out, c.k_state, c.k_state_len);
             if (rc == 0) {
-                *epoch = e;
-                *node = n;
+                *epoch = c.k_epoch;
+                *node = c.k_node;
                 rc = 1;
             }
         }

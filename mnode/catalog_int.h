@@ -6,6 +6,8 @@
  * the raw dump; catalog_node.c membership (register, heartbeat, sweep); catalog_ddl.c
  * plans DDL with the shared rules (common/exec/ddl.h) and applies it as one write batch;
  * catalog_stream.c the streams and catalog_stream_out.c the schema of their INTO tables;
+ * catalog_assign.c placement, epochs and the checkpoint store; catalog_lowwater.c the
+ * change-log low-water marks that stream checkpoints hold;
  * catalog_sys.c answers SHOW/DESCRIBE/SELECT and implements the information_schema
  * system tables. Everything here is internal (sl__mc prefix); catalog.h is the surface.
  *
@@ -16,7 +18,8 @@
  *   tables  str(lower db) str(lower table)  -> table record
  *   nodes   u32 id                          -> node record
  *   streams str(lower db) str(lower stream) -> stream record (catalog_stream.c)
- *   checkpoints u64 stream id, u32 slot     -> checkpoint (catalog_assign.c)
+ *   checkpoints u64 stream id, u32 slot     -> checkpoint with its consumed versions
+ *                                              (catalog_assign.c, catalog_lowwater.c)
  * and meta "stream_counter" -> the next stream id, meta "epoch" -> the assignment epoch
  * and the hash of its placement (catalog_assign.c).
  * Values start with a format version byte; see the encoders in catalog_store.c.
@@ -37,6 +40,7 @@ typedef struct sl__mc_table sl__mc_table;
 typedef struct sl__mc_vgroup sl__mc_vgroup;
 typedef struct sl__mc_node sl__mc_node;
 typedef struct sl__mc_stream sl__mc_stream;
+typedef struct sl__mc_hold sl__mc_hold;
 
 /* Version byte that starts every stored value. */
 #define SL__MC_FORMAT 1
@@ -87,7 +91,12 @@ struct sl__mc_stream {
     char *s_plan_db; /* owned: the database unqualified names of the query resolve in (the
                       * session's at CREATE, else the stream's) */
     bool s_ignore_untreated; /* the last START said IGNORE UNTREATED (memory only) */
+    uint64_t s_untreated_epoch; /* the epoch that START takes effect in (memory only) */
     int64_t s_created;
+    char *s_tdb; /* owned: the trigger table's database, whose vgroups the stream reads;
+                  * NULL without FROM (memory only: resolved at CREATE and at load) */
+    struct sl__mc_hold *s_hold; /* owned, NULL until a checkpoint names a version: its
+                                 * change-log holds (catalog_lowwater.c) */
 };
 
 /* A vgroup of a database. */
@@ -254,6 +263,44 @@ const sl__mc_task *sl__mc_task_of(const sl__mc_node *n, uint64_t stream_id);
 void sl__mc_node_tasks_free(sl__mc_node *n);
 /* Appends range deletes of the checkpoints of stream id to b. */
 int sl__mc_checkpoints_batch_drop(sl_mcatalog *cat, sl_kv_batch *b, uint64_t stream_id);
+
+/* A stored checkpoint record, decoded in place (pointers into the value). */
+typedef struct sl__mc_ckpt {
+    uint64_t k_epoch;
+    uint32_t k_node;
+    uint32_t k_nvers;        /* versions (format 2; 0 for format 1) */
+    const uint8_t *k_vers;   /* k_nvers x (u32 vgroup id, u64 version), little-endian */
+    const uint8_t *k_state;  /* the snode's opaque state */
+    size_t k_state_len;
+} sl__mc_ckpt;
+/* Decodes a checkpoint record value. 0 or SL_ECORRUPT. */
+int sl__mc_ckpt_decode(const void *v, size_t n, sl__mc_ckpt *out);
+
+/* ------------------------------------------------------------ catalog_lowwater.c */
+
+/* Frees a stream's holds (NULL-safe). */
+void sl__mc_hold_free(sl__mc_hold *h);
+/* Resolves s->s_tdb from its trigger text (load; the databases and tables are loaded).
+ * 0 or SL_ENOMEM. */
+int sl__mc_stream_resolve_tdb(sl_mcatalog *cat, sl__mc_stream *s);
+/* The stream with id, or NULL. */
+sl__mc_stream *sl__mc_find_stream_id(const sl_mcatalog *cat, uint64_t id);
+/*
+ * First half of recording a checkpoint's versions: validates them (SL_EINVAL for a vgroup
+ * listed twice, SL_ELIMIT beyond SL_MCATALOG_CHECKPOINT_VERSIONS_MAX, with a message),
+ * keeps those of vgroups s reads in *kept (owned by the caller, *nkept entries; NULL when
+ * none) and allocates what sl__mc_hold_apply will need, so that it cannot fail. Changes
+ * no minimum. 0, SL_EINVAL, SL_ELIMIT, SL_ENOMEM.
+ */
+int sl__mc_hold_prepare(sl_mcatalog *cat, sl__mc_stream *s, const sl_mcatalog_vgroup_version *v,
+                        size_t n, sl_mcatalog_vgroup_version **kept, size_t *nkept,
+                        sl_error *err);
+/* Second half, once the checkpoint is on disk: the slot's versions become kept. */
+void sl__mc_hold_apply(sl_mcatalog *cat, sl__mc_stream *s, uint32_t slot,
+                       const sl_mcatalog_vgroup_version *kept, size_t nkept);
+/* Loads the versions of every stored checkpoint (open, after the streams and the epoch).
+ * 0, SL_ECORRUPT, SL_EIO, SL_ENOMEM. */
+int sl__mc_holds_load(sl_mcatalog *cat, sl_error *err);
 
 /* ------------------------------------------------------------ catalog_ddl.c */
 

@@ -48,6 +48,8 @@ static void stream_free(sl__mc_stream *s)
     free(s->s_sql);
     free(s->s_trigger);
     free(s->s_plan_db);
+    free(s->s_tdb);
+    sl__mc_hold_free(s->s_hold); /* DROP STREAM / DATABASE: its holds go with it */
     free(s);
 }
 
@@ -299,6 +301,8 @@ int sl__mc_streams_load(sl_mcatalog *cat, sl_error *err)
         if (rc == 0 && (sl__mc_find_db(cat, s->s_db) == NULL ||
                         find_index(cat, s->s_db, s->s_name) >= 0))
             rc = SL_ECORRUPT;
+        if (rc == 0)
+            rc = sl__mc_stream_resolve_tdb(cat, s);
         if (rc < 0) {
             stream_free(s);
             if (rc == SL_ECORRUPT)
@@ -389,6 +393,7 @@ static int create_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *curr
     /* The trigger table. */
     sl_mcatalog_table trig;
     char trigger[SL_NAME_MAX + SL_TABLE_NAME_MAX + 2] = "";
+    const char *tdb_name = NULL; /* the trigger table's database */
     sl_stream_check_ctx ctx = {.trigger_table = NULL, .precision = db->d_prec};
     if (cs->has_from) {
         const char *tdb = cs->from.db ? cs->from.db : current_db ? current_db : db->d_name;
@@ -407,6 +412,7 @@ static int create_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *curr
                                 td->d_name);
         sl__mc_table_view(cat, t, &trig);
         ctx.trigger_table = &trig.meta;
+        tdb_name = td->d_name;
         if (td == db)
             snprintf(trigger, sizeof(trigger), "%s", t->t_name);
         else
@@ -443,7 +449,9 @@ static int create_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *curr
     s->s_running = true;
     s->s_created = sl__mc_now(cat);
     s->s_plan_db = dup_str(current_db ? current_db : db->d_name);
-    if (!s->s_db || !s->s_name || !s->s_sql || !s->s_trigger || !s->s_plan_db) {
+    s->s_tdb = tdb_name ? strdup(tdb_name) : NULL;
+    if (!s->s_db || !s->s_name || !s->s_sql || !s->s_trigger || !s->s_plan_db ||
+        (tdb_name && !s->s_tdb)) {
         rc = SL_ENOMEM;
         goto done;
     }
@@ -548,6 +556,10 @@ static int control_stream(sl_mcatalog *cat, const sl_stmt *stmt, const char *cur
     if (s->s_running == start)
         return 0; /* START of a running stream, STOP of a stopped one: nothing to do */
     s->s_ignore_untreated = start && c->ignore_untreated;
+    /* The START changes the placement's running flag: the next placement (right after
+     * this statement) bumps the epoch by one, and that epoch marks the checkpoints older
+     * than the START. */
+    s->s_untreated_epoch = s->s_ignore_untreated ? cat->c_epoch + 1 : 0;
     sl_kv_batch *b = NULL;
     rc = sl_kv_batch_open(&b);
     if (rc == 0)

@@ -405,6 +405,7 @@ static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud
     sl_error_clear(&err);
     int rc = sl_mcatalog_node_heartbeat(md->md_cat, rq->node_id, sl__md_now_ms(), &err);
     hb_walk w = {.node = rq->node_id};
+    Sluice__VgroupVersion *lw = NULL, **lwp = NULL;
     if (rc == 0)
         rc = sl_mcatalog_each_vgroup(md->md_cat, hb_vgroup, &w);
     if (rc < 0) {
@@ -416,8 +417,24 @@ static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud
         rp.catalog_version = md->md_version;
         rp.n_vgroups = w.n;
         rp.vgroups = w.ids;
+        /* Change-log retention: what every stream reading a vgroup has checkpointed. */
+        lw = calloc(w.n ? w.n : 1, sizeof(*lw));
+        lwp = calloc(w.n ? w.n : 1, sizeof(*lwp));
+        for (size_t i = 0; lw != NULL && lwp != NULL && i < w.n; i++) {
+            uint64_t v;
+            if (sl_mcatalog_low_water(md->md_cat, w.ids[i], &v) != 1)
+                continue;
+            sluice__vgroup_version__init(&lw[rp.n_low_water]);
+            lw[rp.n_low_water].vgroup_id = w.ids[i];
+            lw[rp.n_low_water].version = v;
+            lwp[rp.n_low_water] = &lw[rp.n_low_water];
+            rp.n_low_water++;
+        }
+        rp.low_water = lwp; /* without memory the marks just wait for the next heartbeat */
         sl_rpc_reply_msg(reply, &rp.base);
     }
+    free(lw);
+    free(lwp);
     free(w.ids);
     sluice__heartbeat_request__free_unpacked(rq, NULL);
 }
@@ -601,6 +618,7 @@ static int asg_stream(void *arg, const sl_mcatalog_stream *s)
     x->slots.len = nbytes;
     x->running = s->running;
     x->ignore_untreated = s->ignore_untreated;
+    x->ignore_untreated_epoch = s->ignore_untreated_epoch;
     w->v[w->n++] = x;
     return 0;
 }
@@ -697,8 +715,22 @@ static void m_checkpoint_put(sl_rpc_reply *reply, const sl_rpc_request *req, voi
     }
     sl_error err = {0};
     sl_error_clear(&err);
-    int rc = sl_mcatalog_checkpoint_put(md->md_cat, rq->node_id, req->epoch, rq->stream_id,
-                                        rq->slot, rq->state.data, rq->state.len, &err);
+    int rc = 0;
+    sl_mcatalog_vgroup_version *vers = NULL;
+    if (rq->n_versions > SL_MCATALOG_CHECKPOINT_VERSIONS_MAX)
+        rc = sl_error_set(&err, SL_ELIMIT, 0, 0, "a checkpoint names at most %u versions",
+                          SL_MCATALOG_CHECKPOINT_VERSIONS_MAX);
+    else if (rq->n_versions > 0 && (vers = calloc(rq->n_versions, sizeof(*vers))) == NULL)
+        rc = sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory");
+    for (size_t i = 0; rc == 0 && i < rq->n_versions; i++) {
+        vers[i].vgroup_id = rq->versions[i]->vgroup_id;
+        vers[i].version = rq->versions[i]->version;
+    }
+    if (rc == 0)
+        rc = sl_mcatalog_checkpoint_put_versions(md->md_cat, rq->node_id, req->epoch,
+                                                 rq->stream_id, rq->slot, rq->state.data,
+                                                 rq->state.len, vers, rq->n_versions, &err);
+    free(vers);
     if (rc < 0) {
         reply_sl_error(reply, rc, &err);
     } else {

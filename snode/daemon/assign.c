@@ -175,6 +175,7 @@ int sl__sn_assign(sl_sdaemon *sd, const Sluice__SnodeHeartbeatReply *rp)
         s->nowned = popcount_bytes(s->slots, bytes, rp->slots);
         s->running = a->running;
         s->ignore_untreated = a->ignore_untreated;
+        s->ignore_untreated_epoch = a->ignore_untreated_epoch;
         owned += s->nowned;
         stopped += !s->running;
         const sn_stream *o = find_old(old, s->id);

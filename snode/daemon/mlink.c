@@ -228,21 +228,38 @@ static void send_heartbeat(sl_sdaemon *sd)
             return;
         }
     }
+    size_t nt = 0;
     for (int i = 0; i < as->nstreams; i++) {
-        sluice__task_status__init(&ts[i]);
-        ts[i].stream_id = as->streams[i].id;
+        /* A stream is reported once its task is set up (or failed): until then its rows are
+         * not counted yet, and ins_stream_tasks shows NULL for them. */
+        sl_stask_status *x = &st[i];
+        bool have = sl__sn_task_status(sd, as->streams[i].id, x);
+        if (as->streams[i].error == NULL && !(have && (x->ready || x->error[0] != '\0')))
+            continue;
+        Sluice__TaskStatus *y = &ts[nt];
+        sluice__task_status__init(y);
+        y->stream_id = as->streams[i].id;
         if (as->streams[i].error)
-            ts[i].error = as->streams[i].error;
-        if (sl__sn_task_status(sd, as->streams[i].id, &st[i])) {
-            ts[i].lag_ms = st[i].lag_ms;
-            ts[i].rows = st[i].rows;
-            rq.groups += st[i].groups;
-            if (st[i].error[0] != '\0')
-                ts[i].error = st[i].error;
+            y->error = as->streams[i].error;
+        if (have) {
+            y->lag_ms = x->lag_ms;
+            y->rows = x->rows;
+            rq.groups += x->groups;
+            if (x->error[0] != '\0')
+                y->error = x->error;
         }
-        tp[i] = &ts[i];
+        /* Notification events of the stream waiting in the outbox (per destination URL;
+         * a URL shared by several streams counts for each). */
+        const sl_create_stream *cs = as->streams[i].cs;
+        for (int u = 0; sd->sd_notifier && cs && cs->notify.present && u < cs->notify.nurls;
+             u++) {
+            sl_notifier_dest_stats ds;
+            sl_notifier_get_dest_stats(sd->sd_notifier, cs->notify.urls[u], &ds);
+            y->outbox += ds.outbox.events;
+        }
+        tp[nt++] = y;
     }
-    rq.n_tasks = (size_t)as->nstreams;
+    rq.n_tasks = nt;
     rq.tasks = tp;
     if (call_pb(sd, SLUICE__MNODE_METHOD__MNODE_SNODE_HEARTBEAT, &rq.base, call_timeout(sd),
                 on_heartbeat) == 0)

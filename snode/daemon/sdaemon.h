@@ -48,6 +48,7 @@ typedef struct sn_stream {
     uint32_t nowned;          /* bits set in slots */
     bool running;
     bool ignore_untreated;
+    uint64_t ignore_untreated_epoch; /* see StreamAssignment (proto/mnode.proto) */
     sl_parse_result *parsed;  /* owned; NULL when the text did not parse */
     const sl_create_stream *cs; /* into parsed */
     char *error;              /* owned; parse error, NULL when parsed */

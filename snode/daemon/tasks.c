@@ -103,7 +103,8 @@ void sl__sn_tasks_reconcile(sl_sdaemon *sd)
                             .plan_db = s->plan_db,
                             .nslots = as->nslots,
                             .slots = s->slots,
-                            .ignore_untreated = s->ignore_untreated,
+                            .ignore_untreated_epoch =
+                                s->ignore_untreated ? s->ignore_untreated_epoch : 0,
                             .checkpoint_ms = sd->sd_checkpoint_ms,
                             .on_event = sd->sd_on_event,
                             .event_ud = sd->sd_event_ud};

@@ -90,6 +90,7 @@ typedef struct run_ctx {
     sl_stask *t;
     const sl_trig_event *ev;
     sl_buf where; /* the extra WHERE of FROM %%trows */
+    bool trows;   /* the query reads FROM %%trows */
 } run_ctx;
 
 static int ph_text(void *ud, const sl_expr *ph, sl_buf *out, sl_error *err)
@@ -163,6 +164,7 @@ static int src_text(void *ud, const sl_from *from, sl_buf *out, const char **ext
     if (rc == 0)
         rc = put_ident(out, t->trig_name);
     /* %%trows: the rows of the group behind the event that passed PRE_FILTER. */
+    c->trows = true;
     sl_buf_reset(&c->where);
     if (rc == 0)
         rc = put_ident(&c->where, t->trig.meta.cols[0].name);
@@ -202,6 +204,11 @@ static int run_sql(sl_stask *t, const char *sql, sl_result *res, sl_error *err)
             sl_buf_init(&use);
             sl_buf_printf(&use, "USE ");
             put_ident(&use, t->c_plan_db);
+            /* put_ident ends with sl_buf_put, which (unlike sl_buf_printf) keeps no NUL
+             * after the text: terminate it, or the statement runs on into whatever the
+             * allocation held (the task's first computation failed with "unexpected
+             * character" at random). */
+            sl_buf_put_u8(&use, 0);
             sl_result r;
             int rc = sl_query(t->run, (const char *)use.data, &r, err);
             sl_result_fini(&r);
@@ -459,9 +466,18 @@ void sl__st_process_event(sl_stask *t, const sl_trig_event *ev)
         sl_buf sql;
         sl_buf_init(&sql);
         int rc = sl_unparse_select(t->cs->query, &subst, &sql, &err);
-        if (rc == 0)
+        /* Semantics rule 10: over an empty %%trows (a window or period the engine reports
+         * without rows, e.g. an INTERVAL window between data) the computation yields no
+         * row, so nothing is written and the notification has no result - even though
+         * SQL gives an aggregate over no rows one row (COUNT 0, SUM NULL). FORCE_OUTPUT
+         * keeps the row the query gives. */
+        bool empty = rc == 0 && c.trows && (ev->flags & SL_TRIG_F_NO_DATA) &&
+                     !(ev->flags & SL_TRIG_F_FORCE_OUTPUT);
+        if (rc == 0 && !empty)
             rc = run_sql(t, (const char *)sql.data, &res, &err);
-        if (rc < 0) {
+        if (empty) {
+            /* nothing to run or write */
+        } else if (rc < 0) {
             sl__st_error(t, "computation of group %" PRIu64 " at %" PRId64 ": %s", ev->group_id,
                          ev->wstart, err.msg);
         } else {

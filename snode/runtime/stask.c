@@ -4,7 +4,11 @@
  *
  * Checkpoint record of one (stream, slot), stored in the mnode (MNODE_CHECKPOINT_PUT):
  *   u8 version (1), u32 nvg, nvg x (u32 vgroup id, u64 version consumed),
- *   u32 engine bytes, the engine's checkpoint (sl_trig_checkpoint; 0 bytes: no engine).
+ *   u32 engine bytes, the engine's checkpoint (sl_trig_checkpoint; 0 bytes: no engine),
+ *   (version 2) u32 ngroups, ngroups x (u64 group id, u32 n + table name, u32 n + the
+ *   group's key values in the canonical group-key encoding) - the slot's group contexts,
+ *   so events without rows (PERIOD, IDLE, MAX_DELAY) of a moved or restarted slot still
+ *   know their group's table and keys.
  * The versions say which change-log entries the engine state already includes; entries at
  * or below them are skipped for that slot when the task (re)starts, so a restarted or moved
  * slot neither loses nor double-counts a row.
@@ -25,7 +29,7 @@
 #include "stask_int.h"
 #include "vnode.pb-c.h"
 
-#define CKPT_FORMAT 1
+#define CKPT_FORMAT 2
 #define RPC_TIMEOUT_MS 10000
 #define READ_MAX_BYTES (4u << 20)
 
@@ -69,9 +73,133 @@ static void clear_error(sl_stask *t)
     pthread_mutex_unlock(&t->mu);
 }
 
+/* ---------------------------------------------------------------- group contexts */
+
+/* Remembers (or updates) the context of group id: its table and encoded keys. */
+static int gctx_put(sl_stask *t, uint64_t id, const char *table, const uint8_t *key,
+                    uint32_t keylen)
+{
+    uint32_t idx;
+    bool added = false;
+    if (sl_keymap_get_or_add(&t->gmap, &id, sizeof(id), &idx, &added) < 0)
+        return SL_ENOMEM;
+    if (added) {
+        if (t->ngctx == t->capgctx) {
+            size_t cap = t->capgctx ? t->capgctx * 2 : 64;
+            st_gctx *p = realloc(t->gctx, cap * sizeof(*p));
+            if (p == NULL)
+                return SL_ENOMEM; /* the id stays mapped to a missing entry: see gctx_get */
+            t->gctx = p;
+            t->capgctx = cap;
+        }
+        t->gctx[t->ngctx++] = (st_gctx){.id = id};
+    }
+    if (idx >= t->ngctx)
+        return SL_ENOMEM;
+    st_gctx *g = &t->gctx[idx];
+    if (g->table != NULL && strcmp(g->table, table) == 0 && g->keylen == keylen &&
+        (keylen == 0 || memcmp(g->key, key, keylen) == 0))
+        return 0;
+    char *tc = strdup(table);
+    uint8_t *kc = malloc(keylen ? keylen : 1);
+    if (tc == NULL || kc == NULL) {
+        free(tc);
+        free(kc);
+        return SL_ENOMEM;
+    }
+    if (keylen > 0)
+        memcpy(kc, key, keylen);
+    free(g->table);
+    free(g->key);
+    g->table = tc;
+    g->key = kc;
+    g->keylen = keylen;
+    return 0;
+}
+
+/* Decodes one canonical group key (sl_group_key_encode) into t->grp.keys. */
+static void decode_keys(sl_stask *t, const uint8_t *p, uint32_t n)
+{
+    st_group *g = &t->grp;
+    g->nkeys = 0;
+    size_t used = 0;
+    uint32_t at = 0;
+    while (at < n && g->nkeys < ST_MAX_KEYS) {
+        uint8_t type = p[at++];
+        sl_value v = sl_value_null(SL_T_VARCHAR);
+        uint64_t x = 0;
+        if (type == 0) {
+            g->keys[g->nkeys++] = v;
+            continue;
+        }
+        if (type == SL_T_VARCHAR || type == SL_T_NCHAR) {
+            if (at + 4 > n)
+                break;
+            uint32_t len = (uint32_t)p[at] | (uint32_t)p[at + 1] << 8 |
+                           (uint32_t)p[at + 2] << 16 | (uint32_t)p[at + 3] << 24;
+            at += 4;
+            if (at + len > n || used + len > sizeof(g->keybuf))
+                break;
+            memcpy(g->keybuf + used, p + at, len);
+            v = sl_value_str((sl_type)type, g->keybuf + used, len);
+            used += len;
+            at += len;
+        } else {
+            if (at + 8 > n)
+                break;
+            for (int j = 0; j < 8; j++)
+                x |= (uint64_t)p[at + (uint32_t)j] << (8 * j);
+            at += 8;
+            sl_type ty = (sl_type)type;
+            if (ty == SL_T_BOOL)
+                v = sl_value_bool(x != 0);
+            else if (ty == SL_T_FLOAT || ty == SL_T_DOUBLE) {
+                double d;
+                memcpy(&d, &x, 8);
+                v = sl_value_double(ty, d);
+            } else if (sl_type_is_unsigned_int(ty))
+                v = sl_value_uint(ty, x);
+            else
+                v = sl_value_int(ty, (int64_t)x);
+        }
+        g->keys[g->nkeys++] = v;
+    }
+}
+
+/* Makes t->grp the context of group id (for an event that came without rows). */
+static void gctx_load(sl_stask *t, uint64_t id)
+{
+    if (t->grp.id == id && (t->grp.table[0] != '\0' || t->grp.nkeys > 0))
+        return;
+    memset(&t->grp, 0, sizeof(t->grp));
+    t->grp.id = id;
+    uint32_t idx;
+    bool added = false;
+    /* A lookup only: an absent id is added and left without an entry (idx >= ngctx). */
+    if (sl_keymap_get_or_add(&t->gmap, &id, sizeof(id), &idx, &added) < 0 || idx >= t->ngctx)
+        return;
+    const st_gctx *g = &t->gctx[idx];
+    if (g->table != NULL)
+        snprintf(t->grp.table, sizeof(t->grp.table), "%s", g->table);
+    decode_keys(t, g->key, g->keylen);
+}
+
+static void gctx_free(sl_stask *t)
+{
+    for (size_t i = 0; i < t->ngctx; i++) {
+        free(t->gctx[i].table);
+        free(t->gctx[i].key);
+    }
+    free(t->gctx);
+    t->gctx = NULL;
+    t->ngctx = t->capgctx = 0;
+    sl_keymap_fini(&t->gmap);
+}
+
 /* ---------------------------------------------------------------- mnode checkpoints */
 
-static int ckpt_get(sl_stask *t, uint32_t slot, sl_buf *state, bool *found, sl_error *err)
+static int ckpt_get(sl_stask *t, uint32_t slot, sl_buf *state, bool *found, uint64_t *epoch,
+                    sl_error *err)
 {
     Sluice__CheckpointGetRequest rq = SLUICE__CHECKPOINT_GET_REQUEST__INIT;
     rq.stream_id = t->cfg.stream_id;
@@ -89,6 +217,7 @@ static int ckpt_get(sl_stask *t, uint32_t slot, sl_buf *state, bool *found, sl_e
             rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed CheckpointGetReply");
         } else {
             *found = r->found;
+            *epoch = r->epoch;
             if (r->found)
                 rc = sl_buf_put(state, r->state.data, r->state.len);
             sluice__checkpoint_get_reply__free_unpacked(r, NULL);
@@ -98,6 +227,9 @@ static int ckpt_get(sl_stask *t, uint32_t slot, sl_buf *state, bool *found, sl_e
     return rc;
 }
 
+/* Sends slot's checkpoint record (encoded by ckpt_encode just before, from the same cursor)
+ * with the change-log versions it covers, t->cursor[i] per vgroup: the mnode lets the vnodes
+ * trim what every stream's every slot has checkpointed (catalog.h, "Change-log retention"). */
 static int ckpt_put(sl_stask *t, uint32_t slot, const sl_buf *state, sl_error *err)
 {
     Sluice__CheckpointPutRequest rq = SLUICE__CHECKPOINT_PUT_REQUEST__INIT;
@@ -106,14 +238,34 @@ static int ckpt_put(sl_stask *t, uint32_t slot, const sl_buf *state, sl_error *e
     rq.slot = slot;
     rq.state.data = state->data;
     rq.state.len = state->len;
+    size_t nvg = t->nvg > 0 ? (size_t)t->nvg : 0;
+    Sluice__VgroupVersion *vv = calloc(nvg ? nvg : 1, sizeof(*vv));
+    Sluice__VgroupVersion **vp = calloc(nvg ? nvg : 1, sizeof(*vp));
+    if (vv == NULL || vp == NULL) {
+        free(vv);
+        free(vp);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
+    for (size_t i = 0; i < nvg; i++) {
+        sluice__vgroup_version__init(&vv[i]);
+        vv[i].vgroup_id = t->vg_ids[i];
+        vv[i].version = t->cursor[i];
+        vp[i] = &vv[i];
+    }
+    rq.n_versions = nvg;
+    rq.versions = vp;
     sl_buf req;
     sl_buf_init(&req);
     int rc = sl_buf_reserve(&req, sluice__checkpoint_put_request__get_packed_size(&rq));
     if (rc < 0) {
         sl_buf_fini(&req);
+        free(vv);
+        free(vp);
         return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     }
     req.len = sluice__checkpoint_put_request__pack(&rq, req.data);
+    free(vv);
+    free(vp);
     rc = sl_rpc_call(t->mcli, SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_PUT, atomic_load(&t->epoch),
                      req.data, req.len, NULL, RPC_TIMEOUT_MS, err);
     sl_buf_fini(&req);
@@ -143,6 +295,23 @@ static int ckpt_encode(sl_stask *t, uint32_t slot, sl_buf *out, sl_error *err)
                     sl_buf_put(out, eng.data, eng.len) < 0))
         rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     sl_buf_fini(&eng);
+    /* The slot's group contexts. */
+    uint32_t ng = 0;
+    for (size_t i = 0; i < t->ngctx; i++)
+        ng += t->gctx[i].id % t->cfg.nslots == slot;
+    if (rc == 0 && sl_buf_put_u32(out, ng) < 0)
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    for (size_t i = 0; rc == 0 && i < t->ngctx; i++) {
+        const st_gctx *g = &t->gctx[i];
+        if (g->id % t->cfg.nslots != slot)
+            continue;
+        const char *tb = g->table ? g->table : "";
+        uint32_t tl = (uint32_t)strlen(tb);
+        if (sl_buf_put_u64(out, g->id) < 0 || sl_buf_put_u32(out, tl) < 0 ||
+            sl_buf_put(out, tb, tl) < 0 || sl_buf_put_u32(out, g->keylen) < 0 ||
+            sl_buf_put(out, g->key, g->keylen) < 0)
+            rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
     return rc;
 }
 
@@ -153,8 +322,8 @@ static int ckpt_apply(sl_stask *t, uint32_t slot, const uint8_t *p, size_t n, sl
     sl_reader_init(&r, p, n);
     uint8_t ver;
     uint32_t nvg;
-    if (sl_reader_u8(&r, &ver) < 0 || ver != CKPT_FORMAT || sl_reader_u32(&r, &nvg) < 0 ||
-        nvg > 65536)
+    if (sl_reader_u8(&r, &ver) < 0 || ver < 1 || ver > CKPT_FORMAT ||
+        sl_reader_u32(&r, &nvg) < 0 || nvg > 65536)
         return sl_error_set(err, SL_ECORRUPT, 0, 0, "bad checkpoint of slot %u", slot);
     for (uint32_t k = 0; k < nvg; k++) {
         uint32_t id;
@@ -169,15 +338,37 @@ static int ckpt_apply(sl_stask *t, uint32_t slot, const uint8_t *p, size_t n, sl
     const uint8_t *eng;
     if (sl_reader_u32(&r, &elen) < 0 || (eng = sl_reader_take(&r, elen)) == NULL)
         return sl_error_set(err, SL_ECORRUPT, 0, 0, "bad checkpoint of slot %u", slot);
-    if (elen == 0)
-        return 0;
-    if (t->eng[slot] == NULL) {
-        sl_trig_opts o = {0};
-        int rc = sl_trig_open(&t->eng[slot], t->def, &o, err);
+    if (elen > 0) {
+        if (t->eng[slot] == NULL) {
+            sl_trig_opts o = {0};
+            int rc = sl_trig_open(&t->eng[slot], t->def, &o, err);
+            if (rc < 0)
+                return rc;
+        }
+        int rc = sl_trig_restore(t->eng[slot], eng, elen, err);
         if (rc < 0)
             return rc;
     }
-    return sl_trig_restore(t->eng[slot], eng, elen, err);
+    if (ver < 2)
+        return 0;
+    uint32_t ng;
+    if (sl_reader_u32(&r, &ng) < 0)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0, "bad checkpoint of slot %u", slot);
+    for (uint32_t k = 0; k < ng; k++) {
+        uint64_t id;
+        uint32_t tl, kl;
+        const uint8_t *tb, *key;
+        char name[200];
+        if (sl_reader_u64(&r, &id) < 0 || sl_reader_u32(&r, &tl) < 0 ||
+            (tb = sl_reader_take(&r, tl)) == NULL || sl_reader_u32(&r, &kl) < 0 ||
+            (key = sl_reader_take(&r, kl)) == NULL || tl >= sizeof(name))
+            return sl_error_set(err, SL_ECORRUPT, 0, 0, "bad checkpoint of slot %u", slot);
+        memcpy(name, tb, tl);
+        name[tl] = '\0';
+        if (gctx_put(t, id, name, key, kl) < 0)
+            return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
+    return 0;
 }
 
 /* Writes the checkpoint of every dirty owned slot (all of them when force). A refusal
@@ -187,8 +378,18 @@ static void checkpoint_all(sl_stask *t, bool force, bool final)
 {
     sl_buf b;
     sl_buf_init(&b);
+    /* Now and then a clean slot is checkpointed too when the reader moved past what its
+     * checkpoint covers (rows of other slots, filtered entries): its state is unchanged, and
+     * the newer versions let the vnodes trim their change logs (catalog.h, "Change-log
+     * retention"). Every 10th round, so idle slots cost little. */
+    bool refresh = ++t->ckpt_rounds % 10 == 0;
     for (uint32_t s = 0; s < t->cfg.nslots; s++) {
-        if (!owns(t, s) || (!force && !t->dirty[s]))
+        if (!owns(t, s))
+            continue;
+        bool behind = false;
+        for (int i = 0; refresh && !behind && i < t->nvg; i++)
+            behind = t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i] < t->cursor[i];
+        if (!force && !t->dirty[s] && !behind)
             continue;
         sl_error err;
         sl_error_clear(&err);
@@ -383,19 +584,20 @@ static int setup(sl_stask *t, sl_error *err)
         sl_buf st;
         sl_buf_init(&st);
         bool found = false;
-        rc = ckpt_get(t, s, &st, &found, err);
+        uint64_t cepoch = 0;
+        rc = ckpt_get(t, s, &st, &found, &cepoch, err);
         if (rc == 0 && found)
             rc = ckpt_apply(t, s, st.data, st.len, err);
         sl_buf_fini(&st);
         for (int i = 0; rc == 0 && i < t->nvg; i++) {
             uint64_t *v = &t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i];
-            if (!found || t->cfg.ignore_untreated)
+            if (!found || cepoch < t->cfg.ignore_untreated_epoch)
                 *v = end[i];
             /* The reader starts at the oldest version any owned slot still needs. */
             if (first || *v < t->cursor[i])
                 t->cursor[i] = *v;
         }
-        if (!found)
+        if (!found || cepoch < t->cfg.ignore_untreated_epoch)
             t->dirty[s] = true; /* record the starting point at once */
         first = false;
     }
@@ -411,6 +613,7 @@ static int setup(sl_stask *t, sl_error *err)
 static int sink_emit(void *ud, const sl_trig_event *ev)
 {
     sl_stask *t = ud;
+    gctx_load(t, ev->group_id); /* events of ticks come without a current entry */
     sl__st_process_event(t, ev);
     pthread_mutex_lock(&t->mu);
     t->st.events++;
@@ -456,6 +659,12 @@ static void set_group(sl_stask *t, const Sluice__Change *c, const sl_block *b)
         }
         g->keys[g->nkeys++] = v;
     }
+    sl_buf kb;
+    sl_buf_init(&kb);
+    if (sl_group_key_encode(g->keys, g->nkeys, &kb) < 0 ||
+        gctx_put(t, g->id, g->table, kb.data, (uint32_t)kb.len) < 0)
+        sl__st_error(t, "out of memory remembering group %" PRIu64, g->id);
+    sl_buf_fini(&kb);
 }
 
 static int64_t to_ms(sl_precision p, int64_t ts)
@@ -586,9 +795,6 @@ static int read_vgroup(sl_stask *t, int i, int wait_ms)
 static void tick_all(sl_stask *t)
 {
     sl_trig_sink sink = {.emit = sink_emit, .ud = t};
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     uint64_t groups = 0;
     for (uint32_t s = 0; s < t->cfg.nslots; s++) {
         sl_trig *e = t->eng[s];
@@ -597,7 +803,14 @@ static void tick_all(sl_stask *t)
         sl_trig_stats stats;
         sl_trig_get_stats(e, &stats);
         groups += stats.groups;
-        if (sl_trig_next_tick_ns(e) > now)
+        /* The clock is read after sl_trig_next_tick_ns: for a due PERIOD point it answers
+         * "now" by its own reading of the monotonic clock, which is always later than a
+         * reading taken before the call - PERIOD streams never fired. */
+        int64_t next = sl_trig_next_tick_ns(e);
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        if (next > now)
             continue;
         memset(&t->grp, 0, sizeof(t->grp));
         sl_error err;
@@ -676,6 +889,9 @@ static void *task_main(void *arg)
         return NULL;
     t->ready = true;
     clear_error(t);
+    pthread_mutex_lock(&t->mu);
+    t->st.ready = true;
+    pthread_mutex_unlock(&t->mu);
     sl_log(SL_LOG_INFO, "snode", "stream %s.%s running on %d vgroup(s)", t->c_db, t->c_name,
            t->nvg);
     int wait = t->cfg.poll_wait_ms > 0 ? t->cfg.poll_wait_ms : 100;
@@ -742,6 +958,10 @@ int sl_stask_start(const sl_stask_cfg *cfg, sl_stask **out, sl_error *err)
     t->cfg.plan_db = t->c_plan_db;
     t->cfg.slots = t->c_slots;
     atomic_store(&t->epoch, cfg->epoch);
+    if (sl_keymap_init(&t->gmap) < 0) {
+        sl_stask_stop(t, false);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
     t->st.stream_id = cfg->stream_id;
     t->st.epoch = cfg->epoch;
     pthread_mutex_init(&t->mu, NULL);
@@ -786,6 +1006,7 @@ void sl_stask_stop(sl_stask *t, bool checkpoint)
     free(t->proj);
     free(t->prefilter_sql);
     sl__st_outputs_free(t);
+    gctx_free(t);
     sl_parse_result_free(t->pr);
     sl_rpc_client_close(t->mcli);
     sl_close(t->meta);

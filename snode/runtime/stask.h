@@ -65,7 +65,10 @@ typedef struct sl_stask_cfg {
     const char *plan_db;     /* unqualified names of the query resolve here */
     uint32_t nslots;
     const uint8_t *slots;    /* owned slots bitmap, (nslots + 7) / 8 bytes (copied) */
-    bool ignore_untreated;   /* START ... IGNORE UNTREATED: begin at the log's end */
+    /* START ... IGNORE UNTREATED took effect in this epoch (0: none): a slot whose
+     * checkpoint is older starts at the change log's end, skipping what was written while
+     * the stream was stopped; newer checkpoints are resumed from as usual. */
+    uint64_t ignore_untreated_epoch;
     int checkpoint_ms;       /* between checkpoints (0: 1000) */
     int poll_wait_ms;        /* long-poll wait per vgroup read (0: 100) */
     sl_stask_event_fn on_event; /* may be NULL */
@@ -94,6 +97,7 @@ typedef struct sl_stask_status {
     uint64_t groups;        /* trigger groups held */
     int64_t lag_ms;         /* wall clock minus the newest row time consumed (0: none) */
     bool fenced;            /* the mnode or a vnode refused the epoch: the task idles */
+    bool ready;             /* set up: cursors positioned, rows written from now on count */
     char error[256];        /* last error ("" when none) */
 } sl_stask_status;
 

@@ -26,6 +26,16 @@ typedef struct st_group {
     char keybuf[4096];       /* string bytes of keys */
 } st_group;
 
+/* What the task remembers of a group for events that do not come with rows (ticks:
+ * PERIOD, IDLE, MAX_DELAY): its table and its key values in the canonical group-key
+ * encoding (common/types/value.h). Saved in the slot's checkpoint. */
+typedef struct st_gctx {
+    uint64_t id;
+    char *table;             /* owned */
+    uint8_t *key;            /* owned encoding */
+    uint32_t keylen;
+} st_gctx;
+
 /* One output subtable known to exist (created by this task or found). */
 typedef struct st_outtab {
     uint64_t group;
@@ -67,9 +77,13 @@ struct sl_stask {
     uint64_t *slot_ver;      /* nslots x nvg: versions a slot's checkpoint covers */
     bool *dirty;             /* per slot: changed since its last checkpoint */
     int64_t last_ckpt_ms;
+    uint64_t ckpt_rounds;    /* checkpoint_all calls (every 10th refreshes clean slots) */
     bool ready;              /* set up and positioned */
     /* runner / output */
-    st_group grp;            /* group of the entry being fed */
+    st_group grp;            /* group of the entry being fed / the event being processed */
+    sl_keymap gmap;          /* group id -> index in gctx */
+    st_gctx *gctx;
+    size_t ngctx, capgctx;
     char out_db[200], out_name[200];
     bool grouped;
     st_outtab *outs;

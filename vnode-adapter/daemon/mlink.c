@@ -1,10 +1,11 @@
 /*
  * mlink.c - the vnode's link to the mnode: register (retried every second until the mnode
  * answers), heartbeat every second, open/close the vgroups the heartbeat reply assigns,
- * and fetch a vgroup's tables when the reply's catalog version differs from the one the
- * vgroup last applied. All calls are sl_rpc_call_async on the loop, except the one-shot
- * sync a write for an unknown table makes (sl__vn_sync_now), which blocks the loop for at
- * most a short timeout.
+ * fetch a vgroup's tables when the reply's catalog version differs from the one the
+ * vgroup last applied, and raise each vgroup's change-log low-water mark to what the reply
+ * says every stream reading it has checkpointed. All calls are sl_rpc_call_async on the
+ * loop, except the one-shot sync a write for an unknown table makes (sl__vn_sync_now),
+ * which blocks the loop for at most a short timeout.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -98,8 +99,40 @@ int sl__vn_sync_now(sl_vdaemon *vd, vn_vgroup *vg, sl_error *err)
 
 /* ---------------------------------------------------------------- heartbeat */
 
-/* Applies a HeartbeatReply: opens newly assigned vgroups, closes unassigned ones, starts
- * syncs of vgroups whose catalog copy is stale (async unless sync_now). */
+/*
+ * Raises the change-log low-water mark of each vgroup the reply names to what every stream
+ * reading it has checkpointed, so the change log trims what all of them consumed. Only
+ * ever raises: the mark is persisted by the vstore, and an older or reordered reply (or a
+ * restarted mnode that has not heard from the snodes yet) must not hold back what is
+ * already released. The vstore clamps a mark above its last version, so the target is
+ * clamped here too, else the same mark would be written again every heartbeat.
+ */
+static void apply_low_water(sl_vdaemon *vd, const Sluice__HeartbeatReply *rp)
+{
+    for (size_t j = 0; j < rp->n_low_water; j++) {
+        const Sluice__VgroupVersion *lw = rp->low_water[j];
+        vn_vgroup *vg = sl__vn_find(vd, lw->vgroup_id);
+        if (vg == NULL)
+            continue;
+        sl_vstore_stats st;
+        sl_vstore_get_stats(vg->vg_vs, &st);
+        uint64_t target = lw->version < st.last_version ? lw->version : st.last_version;
+        if (target <= st.low_water)
+            continue;
+        sl_error e = {0};
+        sl_error_clear(&e);
+        if (sl_vstore_set_low_water(vg->vg_vs, target, &e) < 0)
+            sl_log(SL_LOG_WARN, "vnode", "cannot set the change-log low water vgroup_id=%u: %s",
+                   vg->vg_id, e.msg);
+        else
+            sl_log(SL_LOG_DEBUG, "vnode", "change-log low water vgroup_id=%u version=%" PRIu64,
+                   vg->vg_id, target);
+    }
+}
+
+/* Applies a HeartbeatReply: opens newly assigned vgroups, closes unassigned ones, raises
+ * the change-log low-water marks, starts syncs of vgroups whose catalog copy is stale
+ * (async unless sync_now). */
 static void apply_heartbeat(sl_vdaemon *vd, const void *reply, size_t len, bool sync_now)
 {
     Sluice__HeartbeatReply *rp = sluice__heartbeat_reply__unpack(NULL, len, reply);
@@ -125,6 +158,7 @@ static void apply_heartbeat(sl_vdaemon *vd, const void *reply, size_t len, bool 
         if (sl__vn_vgroup_open(vd, rp->vgroups[j], &e) < 0)
             sl_log(SL_LOG_ERROR, "vnode", "cannot open vgroup_id=%u: %s", rp->vgroups[j], e.msg);
     }
+    apply_low_water(vd, rp);
     for (int i = 0; i < vd->vd_nvgroups; i++) {
         vn_vgroup *vg = vd->vd_vgroups[i];
         if (vg->vg_synced == rp->catalog_version || vg->vg_syncing)
