@@ -52,7 +52,9 @@ static int mnode_endpoint(const char *url, char *host, size_t hn, int *port)
 void sl__sn_tasks_reconcile(sl_sdaemon *sd)
 {
     const sn_assignment *as = &sd->sd_as;
-    /* Stop what no longer matches. */
+    /* Stop what no longer matches: signal them all, then wait for each (they wind down
+     * together: a task's last checkpoint is one request per dirty slot). */
+    int nstop = 0;
     for (int i = sd->sd_ntasks - 1; i >= 0; i--) {
         sl_stask *t = sd->sd_tasks[i];
         const sn_stream *s = find_stream(as, sl_stask_stream_id(t));
@@ -68,9 +70,14 @@ void sl__sn_tasks_reconcile(sl_sdaemon *sd)
          * ones that moved are refused (their new owners restore the previous one). */
         if (s != NULL)
             sl_stask_set_epoch(t, as->epoch);
-        sl_stask_stop(t, true);
-        sd->sd_tasks[i] = sd->sd_tasks[--sd->sd_ntasks];
+        sl_stask_signal_stop(t, true);
+        /* Move it to the end of the array, past the tasks that stay. */
+        sd->sd_tasks[i] = sd->sd_tasks[sd->sd_ntasks - 1 - nstop];
+        sd->sd_tasks[sd->sd_ntasks - 1 - nstop] = t;
+        nstop++;
     }
+    for (int k = 0; k < nstop; k++)
+        sl_stask_stop(sd->sd_tasks[--sd->sd_ntasks], true);
     /* Start what runs here and has no task. */
     char host[256];
     int port = 0;
@@ -124,6 +131,8 @@ void sl__sn_tasks_reconcile(sl_sdaemon *sd)
 
 void sl__sn_tasks_stop_all(sl_sdaemon *sd, bool checkpoint)
 {
+    for (int i = 0; i < sd->sd_ntasks; i++)
+        sl_stask_signal_stop(sd->sd_tasks[i], checkpoint);
     for (int i = 0; i < sd->sd_ntasks; i++)
         sl_stask_stop(sd->sd_tasks[i], checkpoint);
     free(sd->sd_tasks);

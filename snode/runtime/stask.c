@@ -9,6 +9,11 @@
  *   group's key values in the canonical group-key encoding) - the slot's group contexts,
  *   so events without rows (PERIOD, IDLE, MAX_DELAY) of a moved or restarted slot still
  *   know their group's table and keys.
+ *   (version 3) u8 flags: bit 0 = the slot's history is done (FILL_HISTORY /
+ *   FILL_HISTORY_FIRST read and fed, or the stream has none). Records of versions 1 and 2
+ *   count as done: the slot ran before. A slot whose history is pending is never
+ *   checkpointed, so a record without the bit is not written by this code; it is still
+ *   honoured (the slot starts over with its history) - see docs/streams.md, "History".
  * The versions say which change-log entries the engine state already includes; entries at
  * or below them are skipped for that slot when the task (re)starts, so a restarted or moved
  * slot neither loses nor double-counts a row.
@@ -29,7 +34,8 @@
 #include "stask_int.h"
 #include "vnode.pb-c.h"
 
-#define CKPT_FORMAT 2
+#define CKPT_FORMAT 3
+#define CKPT_F_HISTORY_DONE 1u
 #define RPC_TIMEOUT_MS 10000
 #define READ_MAX_BYTES (4u << 20)
 
@@ -312,12 +318,20 @@ static int ckpt_encode(sl_stask *t, uint32_t slot, sl_buf *out, sl_error *err)
             sl_buf_put(out, g->key, g->keylen) < 0)
             rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     }
+    uint8_t flags = 0;
+    if (t->hist_pending == NULL || !t->hist_pending[slot])
+        flags |= CKPT_F_HISTORY_DONE;
+    if (rc == 0 && sl_buf_put_u8(out, flags) < 0)
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     return rc;
 }
 
-/* Applies a checkpoint record to slot: versions, and the engine state. */
-static int ckpt_apply(sl_stask *t, uint32_t slot, const uint8_t *p, size_t n, sl_error *err)
+/* Applies a checkpoint record to slot: versions, and the engine state. *hist_done tells
+ * whether the record says the slot's history was processed. */
+static int ckpt_apply(sl_stask *t, uint32_t slot, const uint8_t *p, size_t n, bool *hist_done,
+                      sl_error *err)
 {
+    *hist_done = true;
     sl_reader r;
     sl_reader_init(&r, p, n);
     uint8_t ver;
@@ -368,6 +382,12 @@ static int ckpt_apply(sl_stask *t, uint32_t slot, const uint8_t *p, size_t n, sl
         if (gctx_put(t, id, name, key, kl) < 0)
             return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     }
+    if (ver < 3)
+        return 0;
+    uint8_t flags;
+    if (sl_reader_u8(&r, &flags) < 0)
+        return sl_error_set(err, SL_ECORRUPT, 0, 0, "bad checkpoint of slot %u", slot);
+    *hist_done = (flags & CKPT_F_HISTORY_DONE) != 0;
     return 0;
 }
 
@@ -384,8 +404,8 @@ static void checkpoint_all(sl_stask *t, bool force, bool final)
      * retention"). Every 10th round, so idle slots cost little. */
     bool refresh = ++t->ckpt_rounds % 10 == 0;
     for (uint32_t s = 0; s < t->cfg.nslots; s++) {
-        if (!owns(t, s))
-            continue;
+        if (!owns(t, s) || (t->hist_pending != NULL && t->hist_pending[s]))
+            continue; /* a slot whose history is pending has nothing to record yet */
         bool behind = false;
         for (int i = 0; refresh && !behind && i < t->nvg; i++)
             behind = t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i] < t->cursor[i];
@@ -518,6 +538,12 @@ static int setup(sl_stask *t, sl_error *err)
     rc = sl_trig_def_build(cs, &o, &t->def, err);
     if (rc < 0)
         return rc;
+    /* FILL_HISTORY / FILL_HISTORY_FIRST: read by history_run() for the slots without a
+     * checkpoint (PERIOD streams without a trigger table have no history). */
+    t->hist_start = INT64_MIN;
+    t->fill_first = false;
+    t->fill_history =
+        t->has_table && sl_trig_def_fill_history(t->def, &t->hist_start, &t->fill_first);
     /* PRE_FILTER as text, for %%trows (the rows that satisfied the trigger). */
     for (int i = 0; i < cs->nopts; i++) {
         if (cs->opts[i].kind != SL_SOPT_PRE_FILTER || cs->opts[i].expr == NULL)
@@ -542,7 +568,8 @@ static int setup(sl_stask *t, sl_error *err)
     size_t ns = t->cfg.nslots;
     t->eng = calloc(ns, sizeof(*t->eng));
     t->dirty = calloc(ns, sizeof(*t->dirty));
-    if (t->eng == NULL || t->dirty == NULL)
+    t->hist_pending = calloc(ns, sizeof(*t->hist_pending));
+    if (t->eng == NULL || t->dirty == NULL || t->hist_pending == NULL)
         return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     if (t->has_table) {
         t->nvg = t->trig.nvgroups;
@@ -579,19 +606,30 @@ static int setup(sl_stask *t, sl_error *err)
         rc = vnode_status(t, i, &end[i], err);
     bool first = true;
     for (uint32_t s = 0; rc == 0 && s < t->cfg.nslots; s++) {
+        if (atomic_load(&t->stop)) /* asked to stop while setting up: give up at once */
+            return sl_error_set(err, SL_ESTATE, 0, 0, "stopped during setup");
         if (!owns(t, s))
             continue;
         sl_buf st;
         sl_buf_init(&st);
-        bool found = false;
+        bool found = false, hist_done = true;
         uint64_t cepoch = 0;
         rc = ckpt_get(t, s, &st, &found, &cepoch, err);
         if (rc == 0 && found)
-            rc = ckpt_apply(t, s, st.data, st.len, err);
+            rc = ckpt_apply(t, s, st.data, st.len, &hist_done, err);
         sl_buf_fini(&st);
+        /* A slot starting for the first time reads its history first (history_run); its
+         * versions become the history snapshot's then. A record saying the history was not
+         * done (not written by this code) starts the slot over. */
+        bool hist = rc == 0 && t->fill_history && (!found || !hist_done);
+        if (hist && found) {
+            sl_trig_close(t->eng[s]);
+            t->eng[s] = NULL;
+        }
+        t->hist_pending[s] = hist;
         for (int i = 0; rc == 0 && i < t->nvg; i++) {
             uint64_t *v = &t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i];
-            if (!found || cepoch < t->cfg.ignore_untreated_epoch)
+            if (!found || hist || cepoch < t->cfg.ignore_untreated_epoch)
                 *v = end[i];
             /* The reader starts at the oldest version any owned slot still needs. */
             if (first || *v < t->cursor[i])
@@ -631,13 +669,13 @@ static sl_trig *engine(sl_stask *t, uint32_t slot, sl_error *err)
     return t->eng[slot];
 }
 
-/* Fills t->grp for the rows of one change entry: the table and the group key values
+/* Fills t->grp for rows of one table of group gid: the table and the group key values
  * (taken from the first row: tags and tbname are constant per table). */
-static void set_group(sl_stask *t, const Sluice__Change *c, const sl_block *b)
+static void set_group_rows(sl_stask *t, uint64_t gid, const char *table, const sl_block *b)
 {
     st_group *g = &t->grp;
-    g->id = c->group_id;
-    snprintf(g->table, sizeof(g->table), "%s", c->table_name ? c->table_name : "");
+    g->id = gid;
+    snprintf(g->table, sizeof(g->table), "%s", table);
     g->nkeys = 0;
     size_t used = 0;
     int ncols = t->trig.meta.ncols;
@@ -665,6 +703,12 @@ static void set_group(sl_stask *t, const Sluice__Change *c, const sl_block *b)
         gctx_put(t, g->id, g->table, kb.data, (uint32_t)kb.len) < 0)
         sl__st_error(t, "out of memory remembering group %" PRIu64, g->id);
     sl_buf_fini(&kb);
+}
+
+/* Fills t->grp for the rows of one change entry. */
+static void set_group(sl_stask *t, const Sluice__Change *c, const sl_block *b)
+{
+    set_group_rows(t, c->group_id, c->table_name ? c->table_name : "", b);
 }
 
 static int64_t to_ms(sl_precision p, int64_t ts)
@@ -839,6 +883,437 @@ static void ensure_period_engine(sl_stask *t)
         sl__st_error(t, "cannot open the trigger engine: %s", err.msg);
 }
 
+/* ---------------------------------------------------------------- history */
+
+/* FILL_HISTORY / FILL_HISTORY_FIRST (docs/streams.md, "History"). The slots marked
+ * hist_pending (first start, no checkpoint) get the rows already stored in the trigger
+ * table with ts >= start: per vgroup one VNODE_QUERY (one vstore snapshot, paged by its
+ * cursor) of every column, every tag and tbname - the engine's input layout - with
+ * PRE_FILTER. The reply's snapshot version V says which change-log entries the history
+ * holds: those slots continue the live change log after V (slot_ver = V), so no row is
+ * missed or counted twice. Rows are fed per group in ts order with in.history set. */
+
+#ifndef HIST_PAGE_BYTES /* (overridable for tests of the paging) */
+#define HIST_PAGE_BYTES (4u << 20)
+#endif
+/* Rows of groups spanning several tables are sorted across the whole history before they
+ * are fed; past this many bytes they are fed in parts (see docs/streams.md). */
+#define HIST_MAX_BYTES ((size_t)256 << 20)
+
+typedef struct hist_row {
+    uint64_t gid;
+    int64_t ts;
+    uint32_t blk, row;
+} hist_row;
+
+typedef struct hist_buf {
+    sl_block **blks;
+    int *blk_vg;           /* vgroup index of each block */
+    size_t nblk, capblk;
+    hist_row *rows;
+    size_t nrows, caprows;
+    size_t bytes;
+    bool warned;
+} hist_buf;
+
+static void hist_clear(hist_buf *h)
+{
+    for (size_t i = 0; i < h->nblk; i++)
+        sl_block_free(h->blks[i]);
+    h->nblk = 0;
+    h->nrows = 0;
+    h->bytes = 0;
+}
+
+static void hist_free(hist_buf *h)
+{
+    hist_clear(h);
+    free(h->blks);
+    free(h->blk_vg);
+    free(h->rows);
+    memset(h, 0, sizeof(*h));
+}
+
+static int put_quoted(sl_buf *b, const char *name)
+{
+    int rc = sl_buf_put(b, "`", 1);
+    for (const char *p = name; rc == 0 && *p; p++)
+        rc = *p == '`' ? sl_buf_put(b, "``", 2) : sl_buf_put(b, p, 1);
+    if (rc == 0)
+        rc = sl_buf_put(b, "`", 1);
+    return rc;
+}
+
+/* The history SELECT (NUL-terminated in out). */
+static int hist_sql(sl_stask *t, sl_buf *out, sl_error *err)
+{
+    const sl_table_meta *m = &t->trig.meta;
+    int rc = sl_buf_printf(out, "SELECT ");
+    for (int i = 0; rc == 0 && i < m->ncols; i++) {
+        rc = put_quoted(out, m->cols[i].name);
+        if (rc == 0)
+            rc = sl_buf_printf(out, ", ");
+    }
+    for (int i = 0; rc == 0 && i < m->ntags; i++) {
+        rc = put_quoted(out, m->tags[i].name);
+        if (rc == 0)
+            rc = sl_buf_printf(out, ", ");
+    }
+    if (rc == 0)
+        rc = sl_buf_printf(out, "tbname FROM ");
+    if (rc == 0)
+        rc = put_quoted(out, t->trig_db);
+    if (rc == 0)
+        rc = sl_buf_printf(out, ".");
+    if (rc == 0)
+        rc = put_quoted(out, t->trig_name);
+    bool where = false;
+    if (rc == 0 && t->hist_start != INT64_MIN) {
+        rc = sl_buf_printf(out, " WHERE ");
+        if (rc == 0)
+            rc = put_quoted(out, m->cols[0].name);
+        if (rc == 0)
+            rc = sl_buf_printf(out, " >= CAST(%" PRId64 " AS TIMESTAMP)", t->hist_start);
+        where = true;
+    }
+    if (rc == 0 && t->prefilter_sql != NULL)
+        rc = sl_buf_printf(out, " %s (%s)", where ? "AND" : "WHERE", t->prefilter_sql);
+    if (rc == 0)
+        rc = sl_buf_put_u8(out, 0);
+    return rc < 0 ? sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory") : 0;
+}
+
+/* Takes block b (owned) of vgroup vgi: indexes its rows of the pending slots' groups. */
+static int hist_add_block(sl_stask *t, hist_buf *h, sl_block *b, int vgi, sl_error *err)
+{
+    if ((int)b->ncols != t->nproj) {
+        int n = (int)b->ncols;
+        sl_block_free(b);
+        return sl_error_set(err, SL_ECORRUPT, 0, 0,
+                            "history block of vgroup %u has %d columns, expected %d",
+                            t->vg_ids[vgi], n, t->nproj);
+    }
+    const sl_column *tbc = &b->cols[t->nproj - 1];
+    int ncols = t->trig.meta.ncols;
+    const char *prev = NULL;
+    uint32_t prevlen = 0;
+    uint64_t gid = 0;
+    bool keep = false;
+    size_t kept = 0;
+    for (uint32_t r = 0; r < b->nrows; r++) {
+        uint32_t len = 0;
+        const char *name = sl_column_get_str(tbc, r, &len);
+        if (name == NULL)
+            name = "", len = 0;
+        if (prev == NULL || len != prevlen || memcmp(name, prev, len) != 0) {
+            /* The group key as the vnode's ChangesFilter computes it (changes_filter.c):
+             * PARTITION BY items in order, tbname as VARCHAR, tags as stored. */
+            sl_value keys[ST_MAX_KEYS];
+            for (int k = 0; k < t->nkeys; k++) {
+                if (t->keys[k] < 0)
+                    keys[k] = sl_value_str(SL_T_VARCHAR, name, len);
+                else
+                    sl_column_get(&b->cols[ncols + t->keys[k]], r, &keys[k]);
+            }
+            gid = sl_group_id(keys, t->nkeys);
+            uint32_t slot = (uint32_t)(gid % t->cfg.nslots);
+            keep = owns(t, slot) && t->hist_pending[slot];
+            prev = name;
+            prevlen = len;
+        }
+        if (!keep)
+            continue;
+        if (h->nrows == h->caprows) {
+            size_t cap = h->caprows ? h->caprows * 2 : 4096;
+            hist_row *p = realloc(h->rows, cap * sizeof(*p));
+            if (p == NULL) {
+                sl_block_free(b);
+                return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+            }
+            h->rows = p;
+            h->caprows = cap;
+        }
+        h->rows[h->nrows++] = (hist_row){.gid = gid,
+                                         .ts = sl_column_get_i64(&b->cols[0], r),
+                                         .blk = (uint32_t)h->nblk,
+                                         .row = r};
+        kept++;
+    }
+    if (kept == 0) {
+        sl_block_free(b);
+        return 0;
+    }
+    if (h->nblk == h->capblk) {
+        size_t cap = h->capblk ? h->capblk * 2 : 64;
+        sl_block **p = realloc(h->blks, cap * sizeof(*p));
+        int *q = p ? realloc(h->blk_vg, cap * sizeof(*q)) : NULL;
+        if (p != NULL)
+            h->blks = p;
+        if (q == NULL) {
+            h->nrows -= kept;
+            sl_block_free(b);
+            return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        }
+        h->blk_vg = q;
+        h->capblk = cap;
+    }
+    for (uint32_t c = 0; c < b->ncols; c++)
+        h->bytes += sl_column_mem(&b->cols[c]);
+    h->bytes += kept * sizeof(hist_row);
+    h->blk_vg[h->nblk] = vgi;
+    h->blks[h->nblk++] = b;
+    return 0;
+}
+
+static int hist_row_cmp(const void *a, const void *b)
+{
+    const hist_row *x = a, *y = b;
+    if (x->gid != y->gid)
+        return x->gid < y->gid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->blk != y->blk)
+        return x->blk < y->blk ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Feeds the buffered rows - per group in ts order, one input per run of rows of one table
+ * - with in.history set, then empties the buffer. ver: the snapshot version per vgroup. */
+static int hist_flush(sl_stask *t, hist_buf *h, const uint64_t *ver, sl_error *err)
+{
+    if (h->nrows > 0)
+        qsort(h->rows, h->nrows, sizeof(*h->rows), hist_row_cmp);
+    uint64_t *vers = malloc(SL_BLOCK_ROWS_MAX * sizeof(*vers));
+    if (vers == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    sl_trig_sink sink = {.emit = sink_emit, .ud = t};
+    int rc = 0;
+    size_t i = 0;
+    while (rc == 0 && i < h->nrows && !atomic_load(&t->stop)) {
+        const hist_row *first = &h->rows[i];
+        const sl_block *src = h->blks[first->blk];
+        const sl_column *tbc = &src->cols[t->nproj - 1];
+        uint32_t tlen = 0;
+        const char *tp = sl_column_get_str(tbc, first->row, &tlen);
+        char table[200];
+        snprintf(table, sizeof(table), "%.*s", (int)(tp ? tlen : 0), tp ? tp : "");
+        sl_block fb;
+        sl_block_init(&fb);
+        for (uint32_t c = 0; rc == 0 && c < src->ncols; c++)
+            if (sl_block_add_column(&fb, src->cols[c].type, src->cols[c].width) < 0)
+                rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        int64_t newest = INT64_MIN;
+        uint32_t n = 0;
+        size_t j = i;
+        for (; rc == 0 && j < h->nrows && n < SL_BLOCK_ROWS_MAX; j++) {
+            const hist_row *x = &h->rows[j];
+            if (x->gid != first->gid)
+                break;
+            const sl_block *xb = h->blks[x->blk];
+            if (x->blk != first->blk) { /* same table? */
+                uint32_t l2 = 0;
+                const char *p2 = sl_column_get_str(&xb->cols[t->nproj - 1], x->row, &l2);
+                if ((p2 ? l2 : 0) != (tp ? tlen : 0) || (l2 > 0 && memcmp(p2, tp, l2) != 0))
+                    break;
+            }
+            for (uint32_t c = 0; rc == 0 && c < fb.ncols; c++)
+                if (sl_column_append_rows(&fb.cols[c], &xb->cols[c], &x->row, 0, 1) < 0)
+                    rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+            vers[n++] = ver[h->blk_vg[x->blk]];
+            if (x->ts > newest)
+                newest = x->ts;
+        }
+        if (rc < 0) {
+            sl_block_fini(&fb);
+            break;
+        }
+        sl_block_seal(&fb);
+        uint32_t slot = (uint32_t)(first->gid % t->cfg.nslots);
+        sl_trig *e = engine(t, slot, err);
+        if (e == NULL) {
+            sl_block_fini(&fb);
+            rc = err->code ? err->code : SL_ENOMEM;
+            break;
+        }
+        set_group_rows(t, first->gid, table, &fb);
+        sl_trig_input in = {.group_id = first->gid,
+                            .rows = &fb,
+                            .kinds = NULL,
+                            .versions = vers,
+                            .history = true};
+        sl_error ferr;
+        sl_error_clear(&ferr);
+        if (sl_trig_feed(e, &in, &sink, &ferr) < 0)
+            sl__st_error(t, "trigger (history): %s", ferr.msg);
+        t->dirty[slot] = true;
+        pthread_mutex_lock(&t->mu);
+        t->st.rows += n;
+        if (n > 0)
+            t->st.lag_ms = wall_ms() - to_ms(t->prec, newest);
+        pthread_mutex_unlock(&t->mu);
+        sl_block_fini(&fb);
+        i = j;
+    }
+    free(vers);
+    hist_clear(h);
+    return rc;
+}
+
+/* Reads the history of vgroup i into h (feeding it page by page when `eager`); vers[i]
+ * becomes the snapshot version of the query. */
+static int hist_read_vgroup(sl_stask *t, int i, const char *sql, hist_buf *h, bool eager,
+                            uint64_t *vers, sl_error *err)
+{
+    uint64_t cur = 0;
+    bool firstpage = true;
+    int rc = 0;
+    uint64_t *ver = &vers[i];
+    do {
+        Sluice__QueryRequest rq = SLUICE__QUERY_REQUEST__INIT;
+        rq.vgroup_id = t->vg_ids[i];
+        rq.db = t->trig_db;
+        rq.sql = (char *)sql;
+        rq.now_ms = wall_ms();
+        rq.cursor = cur;
+        rq.max_bytes = HIST_PAGE_BYTES;
+        sl_buf req, rep;
+        sl_buf_init(&req);
+        sl_buf_init(&rep);
+        rc = sl_buf_reserve(&req, sluice__query_request__get_packed_size(&rq));
+        if (rc < 0) {
+            rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        } else {
+            req.len = sluice__query_request__pack(&rq, req.data);
+            rc = sl_rpc_call(t->vg_cli[i], SLUICE__VNODE_METHOD__VNODE_QUERY, 0, req.data,
+                             req.len, &rep, RPC_TIMEOUT_MS * 3, err);
+        }
+        Sluice__QueryReply *r = NULL;
+        if (rc == 0 && (r = sluice__query_reply__unpack(NULL, rep.len, rep.data)) == NULL)
+            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed QueryReply");
+        if (rc == 0) {
+            if (firstpage)
+                *ver = r->version;
+            else if (r->version != *ver)
+                rc = sl_error_set(err, SL_ECORRUPT, 0, 0,
+                                  "history pages of vgroup %u read versions %" PRIu64
+                                  " and %" PRIu64, t->vg_ids[i], *ver, r->version);
+            firstpage = false;
+            for (size_t k = 0; rc == 0 && k < r->n_blocks; k++) {
+                sl_block *b = sl_block_new();
+                if (b == NULL) {
+                    rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+                    break;
+                }
+                rc = sl_block_decode(r->blocks[k].data, r->blocks[k].len, b, err);
+                if (rc < 0) {
+                    sl_block_free(b);
+                    break;
+                }
+                rc = hist_add_block(t, h, b, i, err);
+            }
+            cur = r->cursor;
+        }
+        if (r != NULL)
+            sluice__query_reply__free_unpacked(r, NULL);
+        sl_buf_fini(&req);
+        sl_buf_fini(&rep);
+        bool flush = eager;
+        if (rc == 0 && !eager && h->bytes > HIST_MAX_BYTES) {
+            if (!h->warned)
+                sl_log(SL_LOG_WARN, "snode",
+                       "stream %s.%s: history of groups spanning tables exceeds %zu MiB: fed "
+                       "in parts, rows of such a group may arrive out of order",
+                       t->c_db, t->c_name, HIST_MAX_BYTES >> 20);
+            h->warned = true;
+            flush = true;
+        }
+        if (rc == 0 && flush)
+            rc = hist_flush(t, h, vers, err);
+    } while (rc == 0 && cur != 0 && !atomic_load(&t->stop));
+    return rc;
+}
+
+/* Runs the history of every pending slot; on success the slots continue after the
+ * snapshot versions, are no longer pending and are checkpointed at once. */
+static int history_run(sl_stask *t, sl_error *err)
+{
+    bool any = false;
+    for (uint32_t s = 0; s < t->cfg.nslots && !any; s++)
+        any = owns(t, s) && t->hist_pending[s];
+    if (!any)
+        return 0;
+    sl_buf sql;
+    sl_buf_init(&sql);
+    int rc = hist_sql(t, &sql, err);
+    uint64_t *vers = calloc((size_t)(t->nvg ? t->nvg : 1), sizeof(*vers));
+    if (rc == 0 && vers == NULL)
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    /* Rows of one table come in ascending ts, tables one after another: when every group
+     * is one table (grouped by tbname, or a child/normal trigger table), pages are fed as
+     * they come; otherwise a group's tables (in any vgroup) are merged by ts first. */
+    bool eager = t->trig.meta.kind != SL_TABLE_SUPER;
+    for (int k = 0; k < t->nkeys; k++)
+        eager = eager || t->keys[k] < 0;
+    hist_buf h;
+    memset(&h, 0, sizeof(h));
+    sl_log(SL_LOG_INFO, "snode", "stream %s.%s: reading history (%s)", t->c_db, t->c_name,
+           rc == 0 ? (const char *)sql.data : "?");
+    for (int i = 0; rc == 0 && i < t->nvg && !atomic_load(&t->stop); i++)
+        rc = hist_read_vgroup(t, i, (const char *)sql.data, &h, eager, vers, err);
+    if (rc == 0 && !atomic_load(&t->stop))
+        rc = hist_flush(t, &h, vers, err);
+    hist_free(&h);
+    sl_buf_fini(&sql);
+    if (rc == 0 && atomic_load(&t->stop))
+        rc = sl_error_set(err, SL_ESTATE, 0, 0, "stopped");
+    if (rc < 0) {
+        free(vers);
+        return rc;
+    }
+    uint64_t rows = 0;
+    for (uint32_t s = 0; s < t->cfg.nslots; s++) {
+        if (!owns(t, s) || !t->hist_pending[s])
+            continue;
+        for (int i = 0; i < t->nvg; i++)
+            t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i] = vers[i];
+        t->hist_pending[s] = false;
+        t->dirty[s] = true;
+    }
+    /* The reader starts at the oldest version any owned slot still needs. */
+    for (int i = 0; i < t->nvg; i++) {
+        bool first = true;
+        for (uint32_t s = 0; s < t->cfg.nslots; s++) {
+            if (!owns(t, s))
+                continue;
+            uint64_t v = t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i];
+            if (first || v < t->cursor[i])
+                t->cursor[i] = v;
+            first = false;
+        }
+    }
+    pthread_mutex_lock(&t->mu);
+    rows = t->st.rows;
+    pthread_mutex_unlock(&t->mu);
+    free(vers);
+    sl_log(SL_LOG_INFO, "snode", "stream %s.%s: history done (%" PRIu64 " rows)", t->c_db,
+           t->c_name, rows);
+    checkpoint_all(t, false, false);
+    return 0;
+}
+
+/* After a failed history run: the pending slots start over (their engines had no
+ * checkpoint, so a fresh engine is their state). */
+static void history_reset(sl_stask *t)
+{
+    for (uint32_t s = 0; s < t->cfg.nslots; s++) {
+        if (!owns(t, s) || !t->hist_pending[s])
+            continue;
+        sl_trig_close(t->eng[s]);
+        t->eng[s] = NULL;
+        t->dirty[s] = false;
+    }
+}
+
 static void *task_main(void *arg)
 {
     sl_stask *t = arg;
@@ -872,6 +1347,9 @@ static void *task_main(void *arg)
         t->slot_ver = NULL;
         free(t->dirty);
         t->dirty = NULL;
+        free(t->hist_pending);
+        t->hist_pending = NULL;
+        t->fill_history = false;
         free(t->proj);
         t->proj = NULL;
         free(t->prefilter_sql);
@@ -884,6 +1362,25 @@ static void *task_main(void *arg)
         sl_close(t->meta);
         sl_close(t->run);
         t->meta = t->run = NULL;
+    }
+    if (atomic_load(&t->stop))
+        return NULL;
+    /* History first (FILL_HISTORY / FILL_HISTORY_FIRST), then the live change log; the
+     * task is reported ready once its history is done. A failed history run starts over
+     * with a new snapshot. */
+    backoff = 200;
+    while (!atomic_load(&t->stop)) {
+        sl_error err;
+        sl_error_clear(&err);
+        if (history_run(t, &err) == 0)
+            break;
+        if (atomic_load(&t->stop))
+            break;
+        sl__st_error(t, "history: %s", err.msg);
+        history_reset(t);
+        for (int w = 0; w < backoff && !atomic_load(&t->stop); w += 50)
+            sleep_ms(50);
+        backoff = backoff < 5000 ? backoff * 2 : 5000;
     }
     if (atomic_load(&t->stop))
         return NULL;
@@ -984,6 +1481,12 @@ void sl_stask_set_epoch(sl_stask *t, uint64_t epoch)
     /* The run connection's epoch is read by the thread at its next write. */
 }
 
+void sl_stask_signal_stop(sl_stask *t, bool checkpoint)
+{
+    atomic_store(&t->final_ckpt, checkpoint);
+    atomic_store(&t->stop, true);
+}
+
 void sl_stask_stop(sl_stask *t, bool checkpoint)
 {
     if (t == NULL)
@@ -1003,6 +1506,7 @@ void sl_stask_stop(sl_stask *t, bool checkpoint)
     free(t->cursor);
     free(t->slot_ver);
     free(t->dirty);
+    free(t->hist_pending);
     free(t->proj);
     free(t->prefilter_sql);
     sl__st_outputs_free(t);

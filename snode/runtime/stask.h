@@ -87,6 +87,11 @@ void sl_stask_set_epoch(sl_stask *t, uint64_t epoch);
  * still the owner - joins it and frees the task (NULL-safe). */
 void sl_stask_stop(sl_stask *t, bool checkpoint);
 
+/* Asks the thread to stop (after a last checkpoint when `checkpoint`) without waiting; the
+ * caller then calls sl_stask_stop, which joins. Signalling many tasks first lets them
+ * wind down together instead of one after another. */
+void sl_stask_signal_stop(sl_stask *t, bool checkpoint);
+
 /* What the task reports (heartbeat, ins_stream_tasks). */
 typedef struct sl_stask_status {
     uint64_t stream_id;

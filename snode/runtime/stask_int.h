@@ -89,6 +89,12 @@ struct sl_stask {
     st_outtab *outs;
     size_t nouts, capouts;
     char *prefilter_sql;     /* PRE_FILTER as SQL text, NULL without */
+    /* FILL_HISTORY / FILL_HISTORY_FIRST (docs/streams.md, "History") */
+    bool fill_history;       /* either option is set (and the stream has a trigger table) */
+    bool fill_first;         /* FILL_HISTORY_FIRST */
+    int64_t hist_start;      /* event-time start in precision units; INT64_MIN: all rows */
+    bool *hist_pending;      /* per slot: its history is not processed yet - the slot is
+                              * never checkpointed while set */
 };
 
 /* srun.c: runs the computation of ev for the current group (t->grp), writes its rows to
