@@ -5,19 +5,34 @@
  * the daemon's loop. The tasks' event hook decides whether an event is notified - the
  * stream has NOTIFY, the event's type is in ON (...) (PERIOD and plain SLIDING notify
  * their ON_TIME events without ON; WINDOW_INVALIDATION goes with WINDOW_CLOSE), it is not
- * a history event unless NOTIFY_HISTORY - builds the notification record (the first
+ * a history event unless NOTIFY_HISTORY, and the WHERE condition holds on the result row -
+ * builds the notification record (the first
  * result row, if any, as "result") and queues it for the loop, which appends it to the
  * durable outbox. The task waits until the record is in the outbox before going on, so
  * its next checkpoint never covers an event that is not durable; a task asked to stop
  * stops waiting (the loop still posts what was queued once it runs again).
+ *
+ * NOTIFY ... WHERE condition: the condition may reference only result columns and
+ * constants (spec). It is compiled (common/expr) against the result's columns - a name is
+ * a result column name (as the hook gives them, case-insensitive), else the output table's
+ * column of that position when the stream names its output columns - and evaluated over
+ * the first result row, the one the notification carries; the event is notified only when
+ * it is TRUE (NULL is not). An event without a result row (no computation, an empty
+ * %%trows without FORCE_OUTPUT, IDLE/RESUME without a query, WINDOW_OPEN of a stream whose
+ * query gives nothing) has nothing to test the condition on and is not notified. A
+ * condition that does not compile (an unknown column, a type error) notifies nothing and
+ * is logged once. Compiled conditions are cached per task thread (a task runs on its own
+ * thread), keyed by the stream and the result's column names and types.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "common/expr/expr.h"
 #include "common/util/log.h"
 #include "sdaemon.h"
 
@@ -94,12 +109,143 @@ static bool wanted(const sl_create_stream *cs, const sl_trig_event *ev)
     return false;
 }
 
+/* ---------------------------------------------------------------- WHERE */
+
+/* The compiled WHERE of the stream the thread's task runs, for one result layout. */
+typedef struct where_cache {
+    const sl_create_stream *cs; /* the parsed stream it was compiled for */
+    uint64_t stream_id;
+    int ncols;
+    uint64_t sig;               /* hash of the result's names and types */
+    sl_cexpr *expr;             /* NULL: it did not compile */
+} where_cache;
+
+static pthread_key_t where_key;
+static pthread_once_t where_once = PTHREAD_ONCE_INIT;
+
+static void where_cache_free(void *p)
+{
+    where_cache *w = p;
+    if (w != NULL)
+        sl_cexpr_free(w->expr);
+    free(w);
+}
+
+static void where_key_init(void)
+{
+    pthread_key_create(&where_key, where_cache_free);
+}
+
+typedef struct where_bind {
+    const sl_create_stream *cs;
+    const sl_stask_result *res;
+} where_bind;
+
+static int where_bind_fn(void *ud, const sl_expr *node, sl_binding *b, sl_error *err)
+{
+    const where_bind *wb = ud;
+    if (node->kind != SL_EX_COLUMN)
+        return 0;
+    int idx = -1;
+    for (int i = 0; idx < 0 && i < wb->res->ncols; i++)
+        if (wb->res->names[i] != NULL && strcasecmp(wb->res->names[i], node->u.column.name) == 0)
+            idx = i;
+    for (int i = 0; idx < 0 && i < wb->cs->nout_cols && i < wb->res->ncols; i++)
+        if (strcasecmp(wb->cs->out_cols[i].name, node->u.column.name) == 0)
+            idx = i;
+    if (idx < 0)
+        return sl_error_set(err, SL_EINVAL, node->pos.line, node->pos.col,
+                            "NOTIFY WHERE: '%s' is not a column of the computation result",
+                            node->u.column.name);
+    b->kind = SL_BIND_COLUMN;
+    b->index = idx;
+    b->type = wb->res->rows->cols[idx].type;
+    b->width = wb->res->rows->cols[idx].width;
+    return 0;
+}
+
+static uint64_t result_sig(const sl_stask_result *res)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (int i = 0; i < res->ncols; i++) {
+        for (const char *p = res->names[i] ? res->names[i] : ""; *p; p++)
+            h = (h ^ (uint8_t)(*p | 0x20)) * 1099511628211ull;
+        h = (h ^ 0xff) * 1099511628211ull;
+        h = (h ^ (uint8_t)res->rows->cols[i].type) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* Whether the WHERE condition of cs holds on the first row of res (see the top). */
+static bool where_holds(const sl_create_stream *cs, const sl_stask *task,
+                        const sl_stask_result *res)
+{
+    if (res->rows == NULL || res->rows->nrows == 0 || res->ncols <= 0 ||
+        (int)res->rows->ncols < res->ncols)
+        return false;
+    pthread_once(&where_once, where_key_init);
+    where_cache *w = pthread_getspecific(where_key);
+    uint64_t sig = result_sig(res);
+    uint64_t sid = sl_stask_stream_id(task);
+    if (w == NULL || w->cs != cs || w->stream_id != sid || w->ncols != res->ncols ||
+        w->sig != sig) {
+        if (w == NULL) {
+            w = calloc(1, sizeof(*w));
+            if (w == NULL)
+                return false;
+            pthread_setspecific(where_key, w);
+        }
+        sl_cexpr_free(w->expr);
+        *w = (where_cache){.cs = cs, .stream_id = sid, .ncols = res->ncols, .sig = sig};
+        where_bind wb = {.cs = cs, .res = res};
+        sl_binder b = {.bind = where_bind_fn, .ud = &wb, .precision = res->precision, .now = 0};
+        sl_error err;
+        sl_error_clear(&err);
+        if (sl_cexpr_compile(cs->notify.where, &b, &w->expr, &err) < 0) {
+            w->expr = NULL;
+            sl_log(SL_LOG_WARN, "snode", "stream %s: NOTIFY WHERE cannot be evaluated: %s",
+                   sl_stask_name(task), err.msg);
+        } else if (sl_cexpr_type(w->expr) != SL_T_BOOL) {
+            sl_log(SL_LOG_WARN, "snode", "stream %s: NOTIFY WHERE is not a condition",
+                   sl_stask_name(task));
+            sl_cexpr_free(w->expr);
+            w->expr = NULL;
+        }
+    }
+    if (w->expr == NULL)
+        return false;
+    /* The first row only (the notified one), as a view of the result's columns. */
+    sl_block one;
+    sl_block_init(&one);
+    bool ok = true;
+    for (int i = 0; ok && i < res->ncols; i++) {
+        int k = sl_block_add_column(&one, res->rows->cols[i].type, res->rows->cols[i].width);
+        ok = k >= 0 && sl_column_borrow(&one.cols[k], &res->rows->cols[i], 0, 1) == 0;
+    }
+    bool holds = false;
+    if (ok) {
+        one.nrows = 1;
+        uint32_t sel[1], nsel = 0;
+        sl_error err;
+        sl_error_clear(&err);
+        if (sl_cexpr_select(w->expr, &one, sel, &nsel, &err) == 0)
+            holds = nsel == 1;
+        else
+            sl_log(SL_LOG_WARN, "snode", "stream %s: NOTIFY WHERE: %s", sl_stask_name(task),
+                   err.msg);
+    }
+    sl_block_fini(&one);
+    return holds;
+}
+
 static void on_event(void *ud, const sl_stask *task, const sl_trig_event *ev,
                      const sl_stask_result *res)
 {
     sl_sdaemon *sd = ud;
     const sl_create_stream *cs = sl_stask_stream(task);
     if (cs == NULL || !wanted(cs, ev))
+        return;
+    if (cs->notify.where != NULL && !where_holds(cs, task, res))
         return;
     sn_nitem *it = calloc(1, sizeof(*it));
     if (it == NULL)

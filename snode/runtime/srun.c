@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/expr/expr.h"
 #include "common/sql/unparse.h"
 #include "stask_int.h"
 
@@ -405,8 +406,10 @@ static int conform(const sl_block *rows, const sl_table_meta *m, sl_block *out, 
     return rc;
 }
 
-static int write_output(sl_stask *t, run_ctx *c, const sl_result *res, char *table, size_t tn,
-                        sl_error *err)
+/* Prepares the rows of res for the output table: the group's subtable (created on first
+ * use) in table, and rows converted to its column types (NULL first columns dropped). */
+static int prepare_output(sl_stask *t, run_ctx *c, const sl_result *res, char *table, size_t tn,
+                          sl_block *rows, sl_error *err)
 {
     const char *name = t->out_name;
     int rc = 0;
@@ -419,19 +422,278 @@ static int write_output(sl_stask *t, run_ctx *c, const sl_result *res, char *tab
     rc = sl_table_info_get(t->run, t->out_db, name, &ti, err);
     if (rc < 0)
         return rc;
-    sl_block rows;
-    sl_block_init(&rows);
-    rc = conform(&res->rows, &ti.meta, &rows, err);
-    if (rc == 0 && rows.nrows > 0) {
-        sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
-        rc = sl_insert_block(t->run, t->out_db, name, &rows, err);
-        if (rc == 0) {
-            pthread_mutex_lock(&t->mu);
-            t->st.results += rows.nrows;
-            pthread_mutex_unlock(&t->mu);
+    return conform(&res->rows, &ti.meta, rows, err);
+}
+
+/* Writes rows (already conformed) to the output (sub)table with the task's epoch. */
+static int insert_rows(sl_stask *t, const char *table, const sl_block *rows, sl_error *err)
+{
+    if (rows->nrows == 0)
+        return 0;
+    sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
+    int rc = sl_insert_block(t->run, t->out_db, table, rows, err);
+    if (rc == 0) {
+        pthread_mutex_lock(&t->mu);
+        t->st.results += rows->nrows;
+        pthread_mutex_unlock(&t->mu);
+    }
+    return rc;
+}
+
+static void output_failed(sl_stask *t, uint64_t group, int rc, const sl_error *err)
+{
+    if (rc == SL_ESTALE) {
+        pthread_mutex_lock(&t->mu);
+        t->st.fenced = true;
+        pthread_mutex_unlock(&t->mu);
+    }
+    sl__st_error(t, "output of group %" PRIu64 ": %s", group, err->msg);
+}
+
+/* ---------------------------------------------------------------- FORCE_OUTPUT */
+
+static bool has_opt(const sl_create_stream *cs, sl_stream_opt_kind k)
+{
+    for (int i = 0; i < cs->nopts; i++)
+        if (cs->opts[i].kind == k)
+            return true;
+    return false;
+}
+
+/* The group key (index) a column of the query names when the query reads the trigger
+ * table's group (FROM %%trows / %%tbname) and the column is tbname or a PARTITION BY tag:
+ * such a column is constant for the event. -1 otherwise. */
+static int key_column(const sl_stask *t, const sl_select *q, const sl_expr *e)
+{
+    if (q->from == NULL || (q->from->kind != SL_FROM_TROWS && q->from->kind != SL_FROM_TBNAME))
+        return -1;
+    if (e->u.column.table != NULL &&
+        (q->from->alias == NULL || strcasecmp(q->from->alias, e->u.column.table) != 0))
+        return -1;
+    for (int k = 0; k < t->nkeys && k < t->grp.nkeys; k++) {
+        const char *name = t->keys[k] < 0 ? "tbname" : t->trig.meta.tags[t->keys[k]].name;
+        if (strcasecmp(name, e->u.column.name) == 0)
+            return k;
+    }
+    return -1;
+}
+
+/* Whether e is constant for the event: literals, placeholders, NOW/TODAY, the group's key
+ * columns (key_column), and scalar functions and operators over only those. Aggregates,
+ * other columns, pseudo columns (_wstart, _rowts) and * are not. */
+static bool const_expr(const sl_stask *t, const sl_select *q, const sl_expr *e)
+{
+    if (e == NULL)
+        return true;
+    switch (e->kind) {
+    case SL_EX_LITERAL:
+    case SL_EX_PLACEHOLDER:
+    case SL_EX_NOW:
+    case SL_EX_TODAY: return true;
+    case SL_EX_COLUMN: return key_column(t, q, e) >= 0;
+    case SL_EX_STAR:
+    case SL_EX_PSEUDO: return false;
+    case SL_EX_UNARY: return const_expr(t, q, e->u.unary.arg);
+    case SL_EX_BINARY:
+        return const_expr(t, q, e->u.binary.left) && const_expr(t, q, e->u.binary.right);
+    case SL_EX_FUNC:
+        if (e->u.func.distinct || !sl_scalar_func_exists(e->u.func.name))
+            return false;
+        for (int i = 0; i < e->u.func.args.n; i++)
+            if (!const_expr(t, q, e->u.func.args.items[i]))
+                return false;
+        return true;
+    case SL_EX_CASE:
+        if (!const_expr(t, q, e->u.case_.operand) || !const_expr(t, q, e->u.case_.else_))
+            return false;
+        for (int i = 0; i < e->u.case_.nwhen; i++)
+            if (!const_expr(t, q, e->u.case_.whens[i].when) ||
+                !const_expr(t, q, e->u.case_.whens[i].then))
+                return false;
+        return true;
+    case SL_EX_IN:
+        if (!const_expr(t, q, e->u.in.arg))
+            return false;
+        for (int i = 0; i < e->u.in.list.n; i++)
+            if (!const_expr(t, q, e->u.in.list.items[i]))
+                return false;
+        return true;
+    case SL_EX_BETWEEN:
+        return const_expr(t, q, e->u.between.arg) && const_expr(t, q, e->u.between.lo) &&
+               const_expr(t, q, e->u.between.hi);
+    case SL_EX_ISNULL: return const_expr(t, q, e->u.isnull.arg);
+    case SL_EX_LIKE:
+        return const_expr(t, q, e->u.like.arg) && const_expr(t, q, e->u.like.pattern);
+    case SL_EX_CAST: return const_expr(t, q, e->u.cast.arg);
+    }
+    return false;
+}
+
+/* Allocations of a rewritten expression tree, freed together. */
+typedef struct ex_pool {
+    void **p;
+    size_t n, cap;
+    bool oom;
+} ex_pool;
+
+static void *pool_alloc(ex_pool *pl, size_t size)
+{
+    if (pl->n == pl->cap) {
+        size_t cap = pl->cap ? pl->cap * 2 : 16;
+        void **np = realloc(pl->p, cap * sizeof(*np));
+        if (np == NULL) {
+            pl->oom = true;
+            return NULL;
+        }
+        pl->p = np;
+        pl->cap = cap;
+    }
+    void *m = calloc(1, size ? size : 1);
+    if (m == NULL) {
+        pl->oom = true;
+        return NULL;
+    }
+    pl->p[pl->n++] = m;
+    return m;
+}
+
+static void pool_free(ex_pool *pl)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        free(pl->p[i]);
+    free(pl->p);
+}
+
+static sl_expr *dup_expr(const sl_stask *t, const sl_select *q, const sl_expr *e, ex_pool *pl);
+
+static void dup_list(const sl_stask *t, const sl_select *q, sl_expr_list *l, ex_pool *pl)
+{
+    if (l->n <= 0)
+        return;
+    sl_expr **items = pool_alloc(pl, (size_t)l->n * sizeof(*items));
+    if (items == NULL)
+        return;
+    for (int i = 0; i < l->n; i++)
+        items[i] = dup_expr(t, q, l->items[i], pl);
+    l->items = items;
+}
+
+/* A copy of a constant expression where the group's key columns are the placeholders
+ * %%n of their values (the FROM-less SELECT that prints the forced row has no table). */
+static sl_expr *dup_expr(const sl_stask *t, const sl_select *q, const sl_expr *e, ex_pool *pl)
+{
+    if (e == NULL)
+        return NULL;
+    sl_expr *n = pool_alloc(pl, sizeof(*n));
+    if (n == NULL)
+        return (sl_expr *)e;
+    *n = *e;
+    switch (e->kind) {
+    case SL_EX_COLUMN: {
+        int k = key_column(t, q, e);
+        if (k >= 0) {
+            n->kind = SL_EX_PLACEHOLDER;
+            n->u.placeholder.ph = SL_PH_PARTITION_COL;
+            n->u.placeholder.index = k + 1;
+        }
+        break;
+    }
+    case SL_EX_UNARY: n->u.unary.arg = dup_expr(t, q, e->u.unary.arg, pl); break;
+    case SL_EX_BINARY:
+        n->u.binary.left = dup_expr(t, q, e->u.binary.left, pl);
+        n->u.binary.right = dup_expr(t, q, e->u.binary.right, pl);
+        break;
+    case SL_EX_FUNC: dup_list(t, q, &n->u.func.args, pl); break;
+    case SL_EX_CASE:
+        n->u.case_.operand = dup_expr(t, q, e->u.case_.operand, pl);
+        n->u.case_.else_ = dup_expr(t, q, e->u.case_.else_, pl);
+        if (e->u.case_.nwhen > 0) {
+            sl_case_when *w = pool_alloc(pl, (size_t)e->u.case_.nwhen * sizeof(*w));
+            if (w != NULL) {
+                for (int i = 0; i < e->u.case_.nwhen; i++) {
+                    w[i].when = dup_expr(t, q, e->u.case_.whens[i].when, pl);
+                    w[i].then = dup_expr(t, q, e->u.case_.whens[i].then, pl);
+                }
+                n->u.case_.whens = w;
+            }
+        }
+        break;
+    case SL_EX_IN:
+        n->u.in.arg = dup_expr(t, q, e->u.in.arg, pl);
+        dup_list(t, q, &n->u.in.list, pl);
+        break;
+    case SL_EX_BETWEEN:
+        n->u.between.arg = dup_expr(t, q, e->u.between.arg, pl);
+        n->u.between.lo = dup_expr(t, q, e->u.between.lo, pl);
+        n->u.between.hi = dup_expr(t, q, e->u.between.hi, pl);
+        break;
+    case SL_EX_ISNULL: n->u.isnull.arg = dup_expr(t, q, e->u.isnull.arg, pl); break;
+    case SL_EX_LIKE:
+        n->u.like.arg = dup_expr(t, q, e->u.like.arg, pl);
+        n->u.like.pattern = dup_expr(t, q, e->u.like.pattern, pl);
+        break;
+    case SL_EX_CAST: n->u.cast.arg = dup_expr(t, q, e->u.cast.arg, pl); break;
+    default: break;
+    }
+    return n;
+}
+
+/*
+ * The FORCE_OUTPUT row of an event whose computation yielded no row (semantics rule 10):
+ * the query's select items that are constant for the event (const_expr) keep their
+ * values, every other column is NULL - CAST(NULL AS <the output column's type>) when the
+ * stream has an output table, so the row has its types. Printed as a FROM-less SELECT of
+ * those items (the items keep their names) with the event's placeholders substituted.
+ */
+static int forced_row(sl_stask *t, run_ctx *c, sl_result *res, sl_error *err)
+{
+    const sl_select *q = t->cs->query;
+    const sl_table_meta *m = NULL;
+    sl_table_info ti;
+    if (t->cs->has_into && sl_table_info_get(t->run, t->out_db, t->out_name, &ti, err) == 0)
+        m = &ti.meta;
+    sl_error_clear(err);
+    static const sl_expr null_lit = {.kind = SL_EX_LITERAL, .u.lit.kind = SL_LIT_NULL};
+    ex_pool pl = {0};
+    sl_select_item *items = calloc((size_t)(q->nitems > 0 ? q->nitems : 1), sizeof(*items));
+    sl_expr *casts = calloc((size_t)(q->nitems > 0 ? q->nitems : 1), sizeof(*casts));
+    int rc = items == NULL || casts == NULL ? sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory")
+                                            : 0;
+    for (int i = 0; rc == 0 && i < q->nitems; i++) {
+        items[i] = q->items[i];
+        const sl_expr *e = q->items[i].expr;
+        if (e == NULL || e->kind == SL_EX_STAR) {
+            rc = sl_error_set(err, SL_EUNSUPPORTED, 0, 0,
+                              "FORCE_OUTPUT: a select list with * has no column list");
+        } else if (const_expr(t, q, e)) {
+            items[i].expr = dup_expr(t, q, e, &pl);
+        } else if (m != NULL && i < m->ncols) {
+            casts[i] = (sl_expr){.kind = SL_EX_CAST};
+            casts[i].u.cast.arg = (sl_expr *)&null_lit;
+            casts[i].u.cast.type = m->cols[i].type;
+            casts[i].u.cast.width = sl_type_is_var(m->cols[i].type) ? m->cols[i].width : 0;
+            items[i].expr = &casts[i];
+        } else {
+            items[i].expr = (sl_expr *)&null_lit;
         }
     }
-    sl_block_fini(&rows);
+    if (rc == 0 && pl.oom)
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    sl_buf sql;
+    sl_buf_init(&sql);
+    if (rc == 0) {
+        sl_select s = {.pos = q->pos, .nitems = q->nitems, .items = items, .text = ""};
+        sl_unparse_subst subst = {.ud = c, .placeholder = ph_text, .keep_item_names = true};
+        rc = sl_unparse_select(&s, &subst, &sql, err);
+    }
+    if (rc == 0)
+        rc = run_sql(t, (const char *)sql.data, res, err);
+    if (rc == 0 && res->rows.nrows != 1)
+        rc = sl_error_set(err, SL_EINVAL, 0, 0, "FORCE_OUTPUT row: %u rows", res->rows.nrows);
+    sl_buf_fini(&sql);
+    pool_free(&pl);
+    free(items);
+    free(casts);
     return rc;
 }
 
@@ -450,61 +712,604 @@ static bool computes(const sl_trig_event *ev)
     }
 }
 
-void sl__st_process_event(sl_stask *t, const sl_trig_event *ev)
+/* Runs the computation of ev (t->grp is its group) into *res. Returns 1 when it gave rows,
+ * 0 when none (or no computation), < 0 on an error (recorded in the status). */
+static int compute(sl_stask *t, run_ctx *c, const sl_trig_event *ev, sl_result *res)
+{
+    if (t->cs->query == NULL || !computes(ev))
+        return 0;
+    sl_error err;
+    sl_error_clear(&err);
+    sl_unparse_subst subst = {
+        .ud = c, .placeholder = ph_text, .source = src_text, .keep_item_names = true};
+    sl_buf sql;
+    sl_buf_init(&sql);
+    int rc = sl_unparse_select(t->cs->query, &subst, &sql, &err);
+    /* Semantics rule 10: over an empty %%trows (a window or period the engine reports
+     * without rows, e.g. an INTERVAL window between data) the computation yields no row,
+     * even though SQL gives an aggregate over no rows one row (COUNT 0, SUM NULL). */
+    bool empty = rc == 0 && c->trows && (ev->flags & SL_TRIG_F_NO_DATA);
+    if (rc == 0 && !empty)
+        rc = run_sql(t, (const char *)sql.data, res, &err);
+    sl_buf_fini(&sql);
+    /* FORCE_OUTPUT: no row (an empty %%trows, or a query that selected nothing) becomes one
+     * row of the constant items and NULLs. */
+    if (rc == 0 && (empty || res->rows.nrows == 0) && (ev->flags & SL_TRIG_F_FORCE_OUTPUT)) {
+        sl_result_fini(res);
+        sl_result_init(res);
+        rc = forced_row(t, c, res, &err);
+    }
+    if (rc < 0) {
+        sl__st_error(t, "computation of group %" PRIu64 " at %" PRId64 ": %s", ev->group_id,
+                     ev->wstart, err.msg);
+        sl_result_fini(res);
+        sl_result_init(res);
+        return rc;
+    }
+    return res->rows.nrows > 0;
+}
+
+static bool stores(const sl_stask *t, const sl_trig_event *ev)
+{
+    return t->cs->has_into && !(ev->flags & SL_TRIG_F_CALC_NOTIFY_ONLY);
+}
+
+static void call_hook(sl_stask *t, const sl_trig_event *ev, const sl_result *res, bool have,
+                      const char *table)
+{
+    if (t->cfg.on_event == NULL)
+        return;
+    sl_stask_result r = {.ncols = res->ncols,
+                         .names = (const char *const *)res->names,
+                         .rows = have ? &res->rows : NULL,
+                         .table = table,
+                         .precision = t->prec};
+    t->cfg.on_event(t->cfg.event_ud, t, ev, &r);
+}
+
+/* Computes, writes and notifies one event at once. */
+static void process_now(sl_stask *t, const sl_trig_event *ev)
 {
     run_ctx c = {.t = t, .ev = ev};
     sl_buf_init(&c.where);
     sl_result res;
     sl_result_init(&res);
     char table[200] = "";
-    bool have = false;
-    sl_error err;
-    sl_error_clear(&err);
-    if (t->cs->query != NULL && computes(ev)) {
-        sl_unparse_subst subst = {
-            .ud = &c, .placeholder = ph_text, .source = src_text, .keep_item_names = true};
-        sl_buf sql;
-        sl_buf_init(&sql);
-        int rc = sl_unparse_select(t->cs->query, &subst, &sql, &err);
-        /* Semantics rule 10: over an empty %%trows (a window or period the engine reports
-         * without rows, e.g. an INTERVAL window between data) the computation yields no
-         * row, so nothing is written and the notification has no result - even though
-         * SQL gives an aggregate over no rows one row (COUNT 0, SUM NULL). FORCE_OUTPUT
-         * keeps the row the query gives. */
-        bool empty = rc == 0 && c.trows && (ev->flags & SL_TRIG_F_NO_DATA) &&
-                     !(ev->flags & SL_TRIG_F_FORCE_OUTPUT);
-        if (rc == 0 && !empty)
-            rc = run_sql(t, (const char *)sql.data, &res, &err);
-        if (empty) {
-            /* nothing to run or write */
-        } else if (rc < 0) {
-            sl__st_error(t, "computation of group %" PRIu64 " at %" PRId64 ": %s", ev->group_id,
-                         ev->wstart, err.msg);
-        } else {
-            have = res.rows.nrows > 0;
-            bool store = t->cs->has_into && !(ev->flags & SL_TRIG_F_CALC_NOTIFY_ONLY);
-            if (have && store) {
-                sl_error_clear(&err);
-                rc = write_output(t, &c, &res, table, sizeof(table), &err);
-                if (rc == SL_ESTALE) {
-                    pthread_mutex_lock(&t->mu);
-                    t->st.fenced = true;
-                    pthread_mutex_unlock(&t->mu);
-                }
-                if (rc < 0)
-                    sl__st_error(t, "output of group %" PRIu64 ": %s", ev->group_id, err.msg);
-            }
-        }
-        sl_buf_fini(&sql);
+    bool have = compute(t, &c, ev, &res) > 0;
+    if (have && stores(t, ev)) {
+        sl_error err;
+        sl_error_clear(&err);
+        sl_block rows;
+        sl_block_init(&rows);
+        int rc = prepare_output(t, &c, &res, table, sizeof(table), &rows, &err);
+        if (rc == 0)
+            rc = insert_rows(t, table, &rows, &err);
+        if (rc < 0)
+            output_failed(t, ev->group_id, rc, &err);
+        sl_block_fini(&rows);
     }
-    if (t->cfg.on_event != NULL) {
-        sl_stask_result r = {.ncols = res.ncols,
-                             .names = (const char *const *)res.names,
-                             .rows = have ? &res.rows : NULL,
-                             .table = table,
-                             .precision = t->prec};
-        t->cfg.on_event(t->cfg.event_ud, t, ev, &r);
-    }
+    call_hook(t, ev, &res, have, table);
     sl_result_fini(&res);
     sl_buf_fini(&c.where);
+}
+
+/* ---------------------------------------------------------------- batching
+ *
+ * Without LOW_LATENCY_CALC the events of a reader round are kept (deep copies of the
+ * event and of the group context t->grp) and processed together by sl__st_flush_batch at
+ * the end of the round: computations in event order, then the result rows of the batch
+ * written with one insert per output (sub)table instead of one per event, then the event
+ * hooks (notifications) in event order. A table's accumulated rows are written early when
+ * a new row has the same first column as one already accumulated (a recomputed window
+ * replaces its row: the later one must win). The output is the same as processing each
+ * event at once; the cost is latency - up to one reader round (one long-poll wait per
+ * vgroup when the log is idle, 100 ms by default) - for fewer round trips per result.
+ * The thread's task loop enables batching by calling sl__st_flush_batch (once per round,
+ * and before every checkpoint: a checkpoint must not cover unprocessed events); until then
+ * every event is processed at once. The queue is thread-local: a task has its own thread.
+ */
+
+#define BATCH_MAX 1024
+
+typedef struct st_pending {
+    sl_trig_event ev;  /* pointers into mem */
+    st_group grp;      /* string keys point into t->grp.keybuf once copied back */
+    void *mem;
+} st_pending;
+
+static _Thread_local struct {
+    sl_stask *t;
+    bool enabled;
+    st_pending **q;
+    size_t n, cap;
+} tl_batch;
+
+static size_t values_bytes(const sl_value *v, int n)
+{
+    size_t b = 0;
+    for (int i = 0; v != NULL && i < n; i++)
+        if (!v[i].is_null && sl_type_is_var(v[i].type))
+            b += v[i].v.s.len;
+    return b;
+}
+
+static const sl_value *copy_values(sl_value *dst, const sl_value *src, int n, char **bytes)
+{
+    if (src == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        dst[i] = src[i];
+        if (!src[i].is_null && sl_type_is_var(src[i].type)) {
+            if (src[i].v.s.len > 0)
+                memcpy(*bytes, src[i].v.s.ptr, src[i].v.s.len);
+            dst[i].v.s.ptr = *bytes;
+            *bytes += src[i].v.s.len;
+        }
+    }
+    return dst;
+}
+
+static st_pending *pending_new(const sl_stask *t, const sl_trig_event *ev)
+{
+    st_pending *p = malloc(sizeof(*p));
+    if (p == NULL)
+        return NULL;
+    p->ev = *ev;
+    p->grp = t->grp;
+    int ns = ev->nstate > 0 ? ev->nstate : 0, nf = ev->nfields > 0 ? ev->nfields : 0;
+    size_t nv = (size_t)ns * 3 + (size_t)nf;
+    size_t bytes = values_bytes(ev->prev_state, ns) + values_bytes(ev->cur_state, ns) +
+                   values_bytes(ev->next_state, ns) + values_bytes(ev->field_values, nf);
+    for (int i = 0; ev->field_names != NULL && i < nf; i++)
+        bytes += strlen(ev->field_names[i] ? ev->field_names[i] : "") + 1;
+    size_t size = nv * sizeof(sl_value) + (size_t)nf * sizeof(char *) + bytes;
+    p->mem = malloc(size ? size : 1);
+    if (p->mem == NULL) {
+        free(p);
+        return NULL;
+    }
+    sl_value *vals = p->mem;
+    const char **names = (const char **)(vals + nv);
+    char *b = (char *)(names + nf);
+    p->ev.prev_state = copy_values(vals, ev->prev_state, ns, &b);
+    p->ev.cur_state = copy_values(vals + ns, ev->cur_state, ns, &b);
+    p->ev.next_state = copy_values(vals + 2 * ns, ev->next_state, ns, &b);
+    p->ev.field_values = copy_values(vals + 3 * ns, ev->field_values, nf, &b);
+    if (ev->field_names != NULL) {
+        for (int i = 0; i < nf; i++) {
+            const char *s = ev->field_names[i] ? ev->field_names[i] : "";
+            size_t l = strlen(s) + 1;
+            memcpy(b, s, l);
+            names[i] = b;
+            b += l;
+        }
+        p->ev.field_names = names;
+    }
+    return p;
+}
+
+static void pending_free(st_pending *p)
+{
+    if (p != NULL)
+        free(p->mem);
+    free(p);
+}
+
+/* One output table's rows accumulated by a flush. */
+typedef struct st_acc {
+    char table[200];
+    uint64_t group;
+    sl_block rows;
+} st_acc;
+
+/* Whether a first-column value of add is among those of acc. */
+static bool acc_collides(const sl_block *acc, const sl_block *add)
+{
+    if (acc->nrows == 0 || add->ncols == 0)
+        return false;
+    for (uint32_t j = 0; j < add->nrows; j++) {
+        sl_value b;
+        sl_column_get(&add->cols[0], j, &b);
+        for (uint32_t i = 0; i < acc->nrows; i++) {
+            sl_value a;
+            int cmp = 1;
+            sl_column_get(&acc->cols[0], i, &a);
+            if (sl_value_compare(&a, &b, SL_PREC_MS, &cmp) == 0 && cmp == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+static void acc_write(sl_stask *t, st_acc *a)
+{
+    if (a->rows.nrows == 0)
+        return;
+    sl_error err;
+    sl_error_clear(&err);
+    int rc = insert_rows(t, a->table, &a->rows, &err);
+    if (rc < 0)
+        output_failed(t, a->group, rc, &err);
+    sl_block_reset(&a->rows);
+}
+
+/* Adds rows (conformed to table) to the flush's accumulator of table. */
+static int acc_add(sl_stask *t, st_acc **accs, size_t *nacc, const char *table, uint64_t group,
+                   sl_block *rows)
+{
+    st_acc *a = NULL;
+    for (size_t i = 0; i < *nacc && a == NULL; i++)
+        if (strcmp((*accs)[i].table, table) == 0)
+            a = &(*accs)[i];
+    if (a == NULL) {
+        st_acc *p = realloc(*accs, (*nacc + 1) * sizeof(*p));
+        if (p == NULL)
+            return SL_ENOMEM;
+        *accs = p;
+        a = &p[(*nacc)++];
+        snprintf(a->table, sizeof(a->table), "%s", table);
+        a->group = group;
+        a->rows = *rows; /* takes the block */
+        sl_block_init(rows);
+        return 0;
+    }
+    a->group = group;
+    if (a->rows.ncols != rows->ncols || acc_collides(&a->rows, rows))
+        acc_write(t, a);
+    if (a->rows.ncols != rows->ncols) {
+        sl_block_fini(&a->rows);
+        a->rows = *rows;
+        sl_block_init(rows);
+        return 0;
+    }
+    for (uint32_t i = 0; i < rows->ncols; i++) {
+        int rc = sl_column_append_rows(&a->rows.cols[i], &rows->cols[i], NULL, 0, rows->nrows);
+        if (rc < 0)
+            return rc;
+    }
+    sl_block_seal(&a->rows);
+    return 0;
+}
+
+/* Processes the queued events (see above). */
+static void flush_pending(sl_stask *t)
+{
+    size_t n = tl_batch.n;
+    if (n == 0)
+        return;
+    st_pending **q = tl_batch.q;
+    tl_batch.q = NULL;
+    tl_batch.n = tl_batch.cap = 0;
+    sl_result *res = calloc(n, sizeof(*res));
+    char (*tables)[200] = calloc(n, sizeof(*tables));
+    bool *have = calloc(n, sizeof(*have));
+    if (res == NULL || tables == NULL || have == NULL) {
+        /* No room to batch: one at a time. */
+        for (size_t i = 0; i < n; i++) {
+            t->grp = q[i]->grp;
+            process_now(t, &q[i]->ev);
+            pending_free(q[i]);
+        }
+        free(q);
+        free(res);
+        free(tables);
+        free(have);
+        return;
+    }
+    st_acc *accs = NULL;
+    size_t nacc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sl_trig_event *ev = &q[i]->ev;
+        t->grp = q[i]->grp;
+        run_ctx c = {.t = t, .ev = ev};
+        sl_buf_init(&c.where);
+        sl_result_init(&res[i]);
+        have[i] = compute(t, &c, ev, &res[i]) > 0;
+        if (have[i] && stores(t, ev)) {
+            sl_error err;
+            sl_error_clear(&err);
+            sl_block rows;
+            sl_block_init(&rows);
+            int rc = prepare_output(t, &c, &res[i], tables[i], sizeof(tables[i]), &rows, &err);
+            if (rc == 0 && rows.nrows > 0 &&
+                acc_add(t, &accs, &nacc, tables[i], ev->group_id, &rows) < 0) {
+                /* out of memory: write this event's rows by themselves */
+                rc = insert_rows(t, tables[i], &rows, &err);
+            }
+            if (rc < 0)
+                output_failed(t, ev->group_id, rc, &err);
+            sl_block_fini(&rows);
+        }
+        sl_buf_fini(&c.where);
+    }
+    for (size_t i = 0; i < nacc; i++) {
+        acc_write(t, &accs[i]);
+        sl_block_fini(&accs[i].rows);
+    }
+    free(accs);
+    for (size_t i = 0; i < n; i++) {
+        t->grp = q[i]->grp;
+        call_hook(t, &q[i]->ev, &res[i], have[i], tables[i]);
+        sl_result_fini(&res[i]);
+        pending_free(q[i]);
+    }
+    free(q);
+    free(res);
+    free(tables);
+    free(have);
+}
+
+void sl__st_flush_batch(sl_stask *t)
+{
+    if (tl_batch.t != t) {
+        /* A new task on this thread (cannot happen with one thread per task): drop the
+         * other's queue state. */
+        tl_batch.t = t;
+        tl_batch.n = 0;
+    }
+    tl_batch.enabled = true;
+    flush_pending(t);
+    if (tl_batch.q != NULL && tl_batch.n == 0) {
+        free(tl_batch.q);
+        tl_batch.q = NULL;
+        tl_batch.cap = 0;
+    }
+}
+
+void sl__st_process_event(sl_stask *t, const sl_trig_event *ev)
+{
+    bool batch = tl_batch.enabled && tl_batch.t == t && !(ev->flags & SL_TRIG_F_LOW_LATENCY);
+    if (!batch) {
+        if (tl_batch.n > 0) { /* keep the order of anything queued */
+            st_group g = t->grp;
+            flush_pending(t);
+            t->grp = g;
+        }
+        process_now(t, ev);
+        return;
+    }
+    if (tl_batch.n >= BATCH_MAX) {
+        st_group g = t->grp;
+        flush_pending(t);
+        t->grp = g;
+    }
+    if (tl_batch.n == tl_batch.cap) {
+        size_t cap = tl_batch.cap ? tl_batch.cap * 2 : 64;
+        st_pending **p = realloc(tl_batch.q, cap * sizeof(*p));
+        if (p == NULL) {
+            st_group g = t->grp;
+            flush_pending(t);
+            t->grp = g;
+            process_now(t, ev);
+            return;
+        }
+        tl_batch.q = p;
+        tl_batch.cap = cap;
+    }
+    st_pending *p = pending_new(t, ev);
+    if (p == NULL) {
+        st_group g = t->grp;
+        flush_pending(t);
+        t->grp = g;
+        process_now(t, ev);
+        return;
+    }
+    tl_batch.q[tl_batch.n++] = p;
+}
+
+/* ---------------------------------------------------------------- NODELAY_CREATE_SUBTABLE */
+
+static bool owns_slot(const sl_stask *t, uint64_t gid)
+{
+    uint32_t slot = (uint32_t)(gid % t->cfg.nslots);
+    return (t->c_slots[slot / 8] >> (slot % 8)) & 1;
+}
+
+/* Makes t->grp the group of child (or normal) table `table` whose tag values are the row
+ * of tagvals (NULL: none), as the vnode's change filter groups it (tbname as VARCHAR, tags
+ * with their types). */
+static void group_of_table(sl_stask *t, const char *table, const sl_block *tagvals)
+{
+    st_group *g = &t->grp;
+    memset(g, 0, sizeof(*g));
+    snprintf(g->table, sizeof(g->table), "%s", table);
+    size_t used = 0;
+    for (int k = 0; k < t->nkeys && k < ST_MAX_KEYS; k++) {
+        sl_value v = sl_value_null(SL_T_NULL);
+        if (t->keys[k] < 0)
+            v = sl_value_str(SL_T_VARCHAR, g->table, (uint32_t)strlen(g->table));
+        else if (tagvals != NULL && tagvals->nrows > 0 && (uint32_t)t->keys[k] < tagvals->ncols)
+            sl_column_get(&tagvals->cols[t->keys[k]], 0, &v);
+        if (!v.is_null && sl_type_is_var(v.type)) {
+            uint32_t len = v.v.s.len;
+            if (used + len > sizeof(g->keybuf))
+                len = (uint32_t)(sizeof(g->keybuf) - used);
+            memcpy(g->keybuf + used, v.v.s.ptr, len);
+            v.v.s.ptr = g->keybuf + used;
+            v.v.s.len = len;
+            used += len;
+        }
+        g->keys[g->nkeys++] = v;
+    }
+    g->id = sl_group_id(g->keys, g->nkeys);
+}
+
+/*
+ * NODELAY_CREATE_SUBTABLE: called once the task is set up. Creates the output subtable of
+ * every group the trigger table has now whose slot this task owns - one per child table
+ * for PARTITION BY tbname, one per distinct tag value combination for tag grouping -
+ * instead of on its first result. A group that appears later gets its subtable on first
+ * use as usual. Without grouping the output table is a normal table made with the stream,
+ * and CALC_NOTIFY_ONLY writes nothing: nothing to do. Errors are recorded in the status
+ * (the subtable is then created on first use).
+ */
+void sl__st_create_outputs(sl_stask *t)
+{
+    const sl_create_stream *cs = t->cs;
+    if (cs == NULL || !cs->nodelay_create_subtable || !cs->has_into || !t->grouped ||
+        !t->has_table || has_opt(cs, SL_SOPT_CALC_NOTIFY_ONLY))
+        return;
+    sl_error err;
+    sl_error_clear(&err);
+    sl_result r;
+    sl_result_init(&r);
+    int rc = 0;
+    char **names = NULL;
+    size_t nnames = 0;
+    if (t->trig.meta.kind == SL_TABLE_SUPER) {
+        sl_buf q;
+        sl_buf_init(&q);
+        sl_buf_printf(&q, "SELECT table_name FROM information_schema.ins_tables WHERE db_name = ");
+        put_string(&q, t->trig_db, strlen(t->trig_db));
+        sl_buf_printf(&q, " AND stable_name = ");
+        put_string(&q, t->trig_name, strlen(t->trig_name));
+        rc = sl_buf_put_u8(&q, 0);
+        if (rc == 0)
+            rc = sl_query(t->run, (const char *)q.data, &r, &err);
+        sl_buf_fini(&q);
+        if (rc == 0 && r.ncols >= 1) {
+            names = calloc(r.rows.nrows ? r.rows.nrows : 1, sizeof(*names));
+            for (uint32_t i = 0; names != NULL && i < r.rows.nrows; i++) {
+                uint32_t len = 0;
+                const char *s = sl_column_is_null(&r.rows.cols[0], i)
+                                    ? NULL
+                                    : sl_column_get_str(&r.rows.cols[0], i, &len);
+                if (s != NULL && (names[nnames] = strndup(s, len)) != NULL)
+                    nnames++;
+            }
+        }
+    } else {
+        names = calloc(1, sizeof(*names));
+        if (names != NULL && (names[0] = strdup(t->trig_name)) != NULL)
+            nnames = 1;
+    }
+    sl_result_fini(&r);
+    if (rc < 0)
+        sl__st_error(t, "NODELAY_CREATE_SUBTABLE: listing the child tables of %s.%s: %s",
+                     t->trig_db, t->trig_name, err.msg);
+    sl_trig_event none;
+    memset(&none, 0, sizeof(none));
+    for (size_t i = 0; i < nnames && !atomic_load(&t->stop); i++) {
+        sl_error_clear(&err);
+        sl_table_info ti;
+        rc = sl_table_info_get(t->run, t->trig_db, names[i], &ti, &err);
+        if (rc == SL_ENOTFOUND)
+            continue; /* dropped meanwhile */
+        if (rc == 0) {
+            group_of_table(t, names[i], ti.tagvals);
+            if (!owns_slot(t, t->grp.id) || known_subtable(t, t->grp.id) != NULL)
+                continue;
+            none.group_id = t->grp.id;
+            run_ctx c = {.t = t, .ev = &none};
+            sl_buf_init(&c.where);
+            const char *sub;
+            rc = group_subtable(t, &c, &sub, &err);
+            sl_buf_fini(&c.where);
+        }
+        if (rc < 0)
+            sl__st_error(t, "NODELAY_CREATE_SUBTABLE: output subtable of %s: %s", names[i],
+                         err.msg);
+    }
+    for (size_t i = 0; i < nnames; i++)
+        free(names[i]);
+    free(names);
+    memset(&t->grp, 0, sizeof(t->grp));
+}
+
+/* ---------------------------------------------------------------- DELETE_OUTPUT_TABLE */
+
+static void forget_subtable(sl_stask *t, uint64_t group)
+{
+    for (size_t i = 0; i < t->nouts; i++) {
+        if (t->outs[i].group != group)
+            continue;
+        free(t->outs[i].name);
+        memmove(&t->outs[i], &t->outs[i + 1], (t->nouts - i - 1) * sizeof(*t->outs));
+        t->nouts--;
+        return;
+    }
+}
+
+/*
+ * DELETE_OUTPUT_TABLE: child table `table` of the trigger table, group group_id, was
+ * dropped (a change-log entry of kind 3 for an owned slot). For a stream grouped by
+ * subtable (PARTITION BY tbname) with DELETE_OUTPUT_TABLE, drops the group's output
+ * subtable: the one this task made or found, else the name OUTPUT_SUBTABLE gives for the
+ * table (a single tbname key) or the generated <into>_<group id> name. Queued events are
+ * processed first, so their rows are not written after the drop.
+ */
+void sl__st_table_dropped(sl_stask *t, const char *table, uint64_t group_id)
+{
+    const sl_create_stream *cs = t->cs;
+    if (cs == NULL)
+        return;
+    if (tl_batch.n > 0) {
+        st_group g = t->grp;
+        flush_pending(t);
+        t->grp = g;
+    }
+    bool by_tbname = false;
+    for (int k = 0; k < t->nkeys; k++)
+        by_tbname |= t->keys[k] < 0;
+    if (!has_opt(cs, SL_SOPT_DELETE_OUTPUT_TABLE) || !cs->has_into || !by_tbname ||
+        cs->has_rollup)
+        return;
+    sl_error err;
+    sl_error_clear(&err);
+    char sub[200] = "";
+    int rc = 0;
+    const char *known = known_subtable(t, group_id);
+    if (known != NULL) {
+        snprintf(sub, sizeof(sub), "%s", known);
+    } else if (cs->output_subtable == NULL) {
+        snprintf(sub, sizeof(sub), "%.150s_%016" PRIx64, t->out_name, group_id);
+    } else if (t->nkeys == 1 && table != NULL && table[0] != '\0') {
+        st_group saved = t->grp;
+        group_of_table(t, table, NULL);
+        sl_trig_event none;
+        memset(&none, 0, sizeof(none));
+        none.group_id = group_id;
+        run_ctx c = {.t = t, .ev = &none};
+        sl_buf_init(&c.where);
+        sl_result r;
+        sl_result_init(&r);
+        sl_expr *e = cs->output_subtable;
+        rc = eval_exprs(t, &c, &e, 1, &r, &err);
+        if (rc == 0) {
+            sl_value v;
+            sl_column_get(&r.rows.cols[0], 0, &v);
+            if (!v.is_null && sl_type_is_var(v.type) && v.v.s.len > 0)
+                snprintf(sub, sizeof(sub), "%.*s",
+                         (int)(v.v.s.len < SL_TABLE_NAME_MAX ? v.v.s.len : SL_TABLE_NAME_MAX),
+                         v.v.s.ptr);
+        }
+        sl_result_fini(&r);
+        sl_buf_fini(&c.where);
+        t->grp = saved;
+    }
+    if (rc == 0 && sub[0] == '\0')
+        rc = sl_error_set(&err, SL_EINVAL, 0, 0, "no output subtable name for group %" PRIu64,
+                          group_id);
+    if (rc == 0) {
+        sl_buf q;
+        sl_buf_init(&q);
+        sl_buf_printf(&q, "DROP TABLE IF EXISTS ");
+        put_ident(&q, t->out_db);
+        sl_buf_put(&q, ".", 1);
+        put_ident(&q, sub);
+        rc = sl_buf_put_u8(&q, 0);
+        sl_result r;
+        sl_result_init(&r);
+        if (rc == 0) {
+            sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
+            rc = run_sql(t, (const char *)q.data, &r, &err);
+        }
+        sl_result_fini(&r);
+        sl_buf_fini(&q);
+    }
+    if (rc < 0)
+        sl__st_error(t, "DELETE_OUTPUT_TABLE: output subtable of %s: %s", table ? table : "?",
+                     err.msg);
+    else
+        forget_subtable(t, group_id);
 }

@@ -643,6 +643,7 @@ static int setup(sl_stask *t, sl_error *err)
     if (rc < 0)
         return rc;
     checkpoint_all(t, false, false);
+    sl__st_create_outputs(t); /* NODELAY_CREATE_SUBTABLE (srun.c) */
     return 0;
 }
 
@@ -736,8 +737,12 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
             sl__st_error(t, "delete: %s", err.msg);
         return;
     }
+    if (c->kind == 3) { /* a dropped child table: DELETE_OUTPUT_TABLE (srun.c) */
+        sl__st_table_dropped(t, c->table_name, c->group_id);
+        return;
+    }
     if (c->kind != 1)
-        return; /* a dropped table: its rows stay as they were */
+        return;
     sl_block b;
     sl_block_init(&b);
     if (sl_block_decode(c->block.data, c->block.len, &b, &err) < 0 || b.ncols < 2) {
@@ -1412,9 +1417,14 @@ static void *task_main(void *arg)
         if (t->nvg == 0)
             sleep_ms(wait);
         tick_all(t);
+        /* The round's computations, outputs and notifications (batched without
+         * LOW_LATENCY_CALC), before a checkpoint may cover them. */
+        sl__st_flush_batch(t);
         if (wall_ms() - t->last_ckpt_ms >= ckpt_ms)
             checkpoint_all(t, false, false);
     }
+    if (t->ready)
+        sl__st_flush_batch(t);
     if (atomic_load(&t->final_ckpt) && t->ready)
         checkpoint_all(t, false, true);
     return NULL;

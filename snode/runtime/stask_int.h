@@ -105,4 +105,15 @@ void sl__st_outputs_free(sl_stask *t);
 /* stask.c: records an error in the status (printf-like). */
 void sl__st_error(sl_stask *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* srun.c: NODELAY_CREATE_SUBTABLE - creates the output subtables of the groups the trigger
+ * table has now whose slots the task owns; called once at the end of setup(). */
+void sl__st_create_outputs(sl_stask *t);
+/* srun.c: DELETE_OUTPUT_TABLE - child table `table` (group group_id) of the trigger table
+ * was dropped (change kind 3): drops its output subtable when the stream asks for it. */
+void sl__st_table_dropped(sl_stask *t, const char *table, uint64_t group_id);
+/* srun.c: processes the events queued since the last call (batching without
+ * LOW_LATENCY_CALC; the first call enables it). Called by the task loop at the end of
+ * every reader round and before every checkpoint. */
+void sl__st_flush_batch(sl_stask *t);
+
 #endif
