@@ -7,13 +7,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "common/util/config.h"
+#include "common/util/daemon.h"
 #include "common/util/log.h"
 #include "mdaemon.h"
 
@@ -42,39 +43,21 @@ static void usage(FILE *f)
             MD_DEFAULT_PORT);
 }
 
-static int set_opt(md_opts *o, const char *key, const char *val, sl_error *err)
-{
-    char *end;
-    if (strcmp(key, "data") == 0) {
-        snprintf(o->data, sizeof(o->data), "%s", val);
-    } else if (strcmp(key, "host") == 0) {
-        snprintf(o->host, sizeof(o->host), "%s", val);
-    } else if (strcmp(key, "port") == 0) {
-        long p = strtol(val, &end, 10);
-        if (*val == '\0' || *end != '\0' || p < 0 || p > 65535)
-            return sl_error_set(err, SL_EINVAL, 0, 0, "bad port '%s'", val);
-        o->port = (int)p;
-    } else if (strcmp(key, "node-timeout-ms") == 0) {
-        long long v = strtoll(val, &end, 10);
-        if (*val == '\0' || *end != '\0' || v < 100)
-            return sl_error_set(err, SL_EINVAL, 0, 0, "bad node-timeout-ms '%s'", val);
-        o->node_timeout_ms = v;
-    } else if (strcmp(key, "log-level") == 0) {
-        sl_log_level l;
-        if (sl_log_level_parse(val, &l) < 0)
-            return sl_error_set(err, SL_EINVAL, 0, 0, "bad log-level '%s'", val);
-        snprintf(o->log_level, sizeof(o->log_level), "%s", val);
-    } else {
-        return sl_error_set(err, SL_EINVAL, 0, 0, "unknown setting '%s'", key);
-    }
-    return 0;
-}
+static const sl_daemon_opt md_settings[] = {
+    SL_DOPT_STRING(md_opts, "data", data),
+    SL_DOPT_NUMBER(md_opts, "port", port, SL_DOPT_INT, 0, 65535, NULL),
+    SL_DOPT_STRING(md_opts, "host", host),
+    SL_DOPT_NUMBER(md_opts, "node-timeout-ms", node_timeout_ms, SL_DOPT_I64, 100, INT64_MAX,
+                   NULL),
+    SL_DOPT_LEVEL(md_opts, "log-level", log_level),
+};
 
-static int config_cb(void *arg, const char *key, const char *value, int line, sl_error *err)
-{
-    (void)line;
-    return set_opt(arg, key, value, err);
-}
+static const sl_daemon_cli md_cli = {
+    .dc_prog = "sluice-mnode",
+    .dc_usage = usage,
+    .dc_opts = md_settings,
+    .dc_nopts = sizeof(md_settings) / sizeof(md_settings[0]),
+};
 
 int64_t sl__md_now_ms(void)
 {
@@ -121,56 +104,11 @@ int main(int argc, char **argv)
     snprintf(o.data, sizeof(o.data), "./mnode-data");
     snprintf(o.host, sizeof(o.host), "127.0.0.1");
     snprintf(o.log_level, sizeof(o.log_level), "info");
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"config", required_argument, NULL, 'c'},
-        {"data", required_argument, NULL, 'd'},
-        {"port", required_argument, NULL, 'p'},
-        {"host", required_argument, NULL, 'H'},
-        {"node-timeout-ms", required_argument, NULL, 't'},
-        {"log-level", required_argument, NULL, 'l'},
-        {NULL, 0, NULL, 0},
-    };
+    int exit_code;
+    if (!sl_daemon_args(&md_cli, &o, argc, argv, &exit_code))
+        return exit_code;
     sl_error err = {0};
     sl_error_clear(&err);
-    /* First pass: the config file, so that flags given on the command line win. */
-    for (int i = 1; i < argc; i++) {
-        const char *cfg = NULL;
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-            cfg = argv[i + 1];
-        else if (strncmp(argv[i], "--config=", 9) == 0)
-            cfg = argv[i] + 9;
-        if (cfg != NULL && sl_config_load(cfg, config_cb, &o, &err) < 0) {
-            fprintf(stderr, "sluice-mnode: %s\n", err.msg);
-            return 2;
-        }
-    }
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        const char *key = NULL;
-        switch (c) {
-        case 'h': usage(stdout); return 0;
-        case 'c': continue;
-        case 'd': key = "data"; break;
-        case 'p': key = "port"; break;
-        case 'H': key = "host"; break;
-        case 't': key = "node-timeout-ms"; break;
-        case 'l': key = "log-level"; break;
-        default: usage(stderr); return 2;
-        }
-        if (set_opt(&o, key, optarg, &err) < 0) {
-            fprintf(stderr, "sluice-mnode: %s\n", err.msg);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "sluice-mnode: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        return 2;
-    }
-    sl_log_level lvl;
-    sl_log_level_parse(o.log_level, &lvl);
-    sl_log_set_level(lvl);
 
     sl_mdaemon md = {.md_loop = uv_default_loop(), .md_node_timeout = o.node_timeout_ms};
     /* The version starts from the boot time so that it differs from any version an older

@@ -128,6 +128,17 @@ static int ph_text(void *ud, const sl_expr *ph, sl_buf *out, sl_error *err)
 }
 
 /* The group's restriction on the trigger table: its tbname or tag values. */
+/* Appends "col OP ts" to b, with col quoted as an identifier; op is e.g. " >= ". */
+static int put_ts_cmp(sl_buf *b, const char *col, const char *op, int64_t ts)
+{
+    int rc = put_ident(b, col);
+    if (rc == 0)
+        rc = sl_buf_printf(b, "%s", op);
+    if (rc == 0)
+        rc = put_ts(b, ts);
+    return rc;
+}
+
 static int put_group_pred(sl_stask *t, sl_buf *w)
 {
     int rc = 0;
@@ -168,19 +179,11 @@ static int src_text(void *ud, const sl_from *from, sl_buf *out, const char **ext
     c->trows = true;
     sl_buf_reset(&c->where);
     if (rc == 0)
-        rc = put_ident(&c->where, t->trig.meta.cols[0].name);
-    if (rc == 0)
-        rc = sl_buf_printf(&c->where, " >= ");
-    if (rc == 0)
-        rc = put_ts(&c->where, c->ev->rows_lo);
+        rc = put_ts_cmp(&c->where, t->trig.meta.cols[0].name, " >= ", c->ev->rows_lo);
     if (rc == 0)
         rc = sl_buf_printf(&c->where, " AND ");
     if (rc == 0)
-        rc = put_ident(&c->where, t->trig.meta.cols[0].name);
-    if (rc == 0)
-        rc = sl_buf_printf(&c->where, " <= ");
-    if (rc == 0)
-        rc = put_ts(&c->where, c->ev->rows_hi);
+        rc = put_ts_cmp(&c->where, t->trig.meta.cols[0].name, " <= ", c->ev->rows_hi);
     if (rc == 0)
         rc = put_group_pred(t, &c->where);
     if (rc == 0 && t->prefilter_sql != NULL)
@@ -1120,15 +1123,8 @@ static void group_of_table(sl_stask *t, const char *table, const sl_block *tagva
             v = sl_value_str(SL_T_VARCHAR, g->table, (uint32_t)strlen(g->table));
         else if (tagvals != NULL && tagvals->nrows > 0 && (uint32_t)t->keys[k] < tagvals->ncols)
             sl_column_get(&tagvals->cols[t->keys[k]], 0, &v);
-        if (!v.is_null && sl_type_is_var(v.type)) {
-            uint32_t len = v.v.s.len;
-            if (used + len > sizeof(g->keybuf))
-                len = (uint32_t)(sizeof(g->keybuf) - used);
-            memcpy(g->keybuf + used, v.v.s.ptr, len);
-            v.v.s.ptr = g->keybuf + used;
-            v.v.s.len = len;
-            used += len;
-        }
+        if (!v.is_null && sl_type_is_var(v.type))
+            used = sl__st_group_keep_str(g, used, &v);
         g->keys[g->nkeys++] = v;
     }
     g->id = sl_group_id(g->keys, g->nkeys);

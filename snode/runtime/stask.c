@@ -57,6 +57,17 @@ static bool owns(const sl_stask *t, uint32_t slot)
     return slot < t->cfg.nslots && (t->c_slots[slot / 8] >> (slot % 8)) & 1;
 }
 
+size_t sl__st_group_keep_str(st_group *g, size_t used, sl_value *v)
+{
+    uint32_t len = v->v.s.len;
+    if (used + len > sizeof(g->keybuf))
+        len = (uint32_t)(sizeof(g->keybuf) - used);
+    memcpy(g->keybuf + used, v->v.s.ptr, len);
+    v->v.s.ptr = g->keybuf + used;
+    v->v.s.len = len;
+    return used + len;
+}
+
 void sl__st_error(sl_stask *t, const char *fmt, ...)
 {
     char msg[256];
@@ -687,15 +698,8 @@ static void set_group_rows(sl_stask *t, uint64_t gid, const char *table, const s
             sl_column_get(&b->cols[col], 0, &v);
         else if (t->keys[k] < 0)
             v = sl_value_str(SL_T_VARCHAR, g->table, (uint32_t)strlen(g->table));
-        if (!v.is_null && (v.type == SL_T_VARCHAR || v.type == SL_T_NCHAR)) {
-            uint32_t len = v.v.s.len;
-            if (used + len > sizeof(g->keybuf))
-                len = (uint32_t)(sizeof(g->keybuf) - used);
-            memcpy(g->keybuf + used, v.v.s.ptr, len);
-            v.v.s.ptr = g->keybuf + used;
-            v.v.s.len = len;
-            used += len;
-        }
+        if (!v.is_null && (v.type == SL_T_VARCHAR || v.type == SL_T_NCHAR))
+            used = sl__st_group_keep_str(g, used, &v);
         g->keys[g->nkeys++] = v;
     }
     sl_buf kb;

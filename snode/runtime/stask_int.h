@@ -102,6 +102,9 @@ struct sl_stask {
 void sl__st_process_event(sl_stask *t, const sl_trig_event *ev);
 /* srun.c: frees the output cache. */
 void sl__st_outputs_free(sl_stask *t);
+/* stask.c: copies the string bytes of key value *v into g->keybuf at offset used
+ * (truncated to what is left of it), points *v at the copy and returns the new offset. */
+size_t sl__st_group_keep_str(st_group *g, size_t used, sl_value *v);
 /* stask.c: records an error in the status (printf-like). */
 void sl__st_error(sl_stask *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

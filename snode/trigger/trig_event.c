@@ -506,19 +506,6 @@ static bool ev_open_window(sl__trig_ctx *c, sl__trig_win *w)
     return true;
 }
 
-static uint32_t log_lower(const sl__trig_group *g, int64_t t)
-{
-    uint32_t lo = 0, hi = sl__trig_log_len(g);
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (sl__trig_log_ts(g, mid) < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static int64_t ev_retain_from(sl__trig_ctx *c, int64_t horizon)
 {
     int64_t *s = c->kst;
@@ -526,8 +513,8 @@ static int64_t ev_retain_from(sl__trig_ctx *c, int64_t horizon)
     const sl__trig_group *g = c->g;
     if (horizon == INT64_MIN)
         return INT64_MIN;
-    uint32_t i = s[K_QS] == INT64_MIN ? 0 : log_lower(g, s[K_QS]);
-    uint32_t end = log_lower(g, horizon);
+    uint32_t i = s[K_QS] == INT64_MIN ? 0 : sl__trig_log_lower(g, s[K_QS]);
+    uint32_t end = sl__trig_log_lower(g, horizon);
     const sl__trig_logrow *v = g->log.v + g->log.head;
     int64_t *sh = s + K_SH;
     for (; i < end; i++) {

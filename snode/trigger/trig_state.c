@@ -648,20 +648,6 @@ static bool st_open_window(sl__trig_ctx *c, sl__trig_win *w)
     return true;
 }
 
-/* Index of the first log row with ts >= t. */
-static uint32_t log_lower(const sl__trig_group *g, int64_t t)
-{
-    uint32_t lo = 0, hi = sl__trig_log_len(g);
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (sl__trig_log_ts(g, mid) < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static int64_t st_retain_from(sl__trig_ctx *c, int64_t horizon)
 {
     int64_t *s = c->kst;
@@ -672,8 +658,8 @@ static int64_t st_retain_from(sl__trig_ctx *c, int64_t horizon)
     uint32_t len = sl__trig_log_len(g);
     /* Scan the log rows in [QS, horizon) once for clean cuts: a full row whose predecessor
      * is full with another state. Rows older than the horizon no longer change. */
-    uint32_t i = s[S_QS] == INT64_MIN ? 0 : log_lower(g, s[S_QS]);
-    uint32_t end = log_lower(g, horizon);
+    uint32_t i = s[S_QS] == INT64_MIN ? 0 : sl__trig_log_lower(g, s[S_QS]);
+    uint32_t end = sl__trig_log_lower(g, horizon);
     if (i == 0)
         i = 1;
     const sl__trig_logrow *v = g->log.v + g->log.head;

@@ -82,6 +82,11 @@ int64_t sl__trig_log_ts(const sl__trig_group *g, uint32_t i)
     return g->log.v[g->log.head + i].ts;
 }
 
+uint32_t sl__trig_log_lower(const sl__trig_group *g, int64_t t)
+{
+    return rv_lower(&g->log, t) - g->log.head;
+}
+
 uint64_t sl__trig_log_count(const sl__trig_group *g, int64_t lo, int64_t hi)
 {
     if (hi <= lo)

@@ -134,14 +134,7 @@ static int64_t count_retain_from(sl__trig_ctx *c, int64_t horizon)
     int64_t r = oldest_open(def, cnt);
     if (def->k.count_slide == 1) {
         /* Keep every window that contains a row at or after the horizon. */
-        uint32_t lo = 0, hi = sl__trig_log_len(c->g);
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (sl__trig_log_ts(c->g, mid) < horizon)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        uint32_t lo = sl__trig_log_lower(c->g, horizon);
         int64_t q = (int64_t)lo - def->k.count + 1;
         if (q < 0)
             q = 0;

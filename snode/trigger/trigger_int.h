@@ -249,6 +249,9 @@ struct sl__trig_ctx {
 
 /* The ts of the log row at index i relative to the log head (i < rows in the log). */
 int64_t sl__trig_log_ts(const sl__trig_group *g, uint32_t i);
+/* Index, relative to the log head, of the first log row with ts >= t (the rows in the
+ * log when every row is older). */
+uint32_t sl__trig_log_lower(const sl__trig_group *g, int64_t t);
 /* Rows in the log. */
 static inline uint32_t sl__trig_log_len(const sl__trig_group *g)
 {

@@ -7,13 +7,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/util/config.h"
+#include "common/util/daemon.h"
 #include "common/util/log.h"
 #include "vdaemon.h"
 
@@ -50,47 +51,23 @@ static void usage(FILE *f)
             VD_DEFAULT_PORT, VD_DEFAULT_LOG_ENTRIES);
 }
 
-static int set_opt(vd_opts *o, const char *key, const char *val, sl_error *err)
-{
-    char *end;
-    if (strcmp(key, "data") == 0) {
-        snprintf(o->data, sizeof(o->data), "%s", val);
-    } else if (strcmp(key, "host") == 0) {
-        snprintf(o->host, sizeof(o->host), "%s", val);
-    } else if (strcmp(key, "advertise") == 0) {
-        snprintf(o->advertise, sizeof(o->advertise), "%s", val);
-    } else if (strcmp(key, "mnode") == 0) {
-        snprintf(o->mnode, sizeof(o->mnode), "%s", val);
-    } else if (strcmp(key, "port") == 0) {
-        long p = strtol(val, &end, 10);
-        if (*val == '\0' || *end != '\0' || p <= 0 || p > 65535)
-            return sl_error_set(err, SL_EINVAL, 0, 0, "bad port '%s'", val);
-        o->port = (int)p;
-    } else if (strcmp(key, "changelog-max-entries") == 0 ||
-               strcmp(key, "changelog-max-bytes") == 0) {
-        unsigned long long v = strtoull(val, &end, 10);
-        if (*val == '\0' || *val == '-' || *end != '\0')
-            return sl_error_set(err, SL_EINVAL, 0, 0, "bad %s '%s'", key, val);
-        if (strcmp(key, "changelog-max-entries") == 0)
-            o->log_max_entries = v;
-        else
-            o->log_max_bytes = v;
-    } else if (strcmp(key, "log-level") == 0) {
-        sl_log_level l;
-        if (sl_log_level_parse(val, &l) < 0)
-            return sl_error_set(err, SL_EINVAL, 0, 0, "bad log-level '%s'", val);
-        snprintf(o->log_level, sizeof(o->log_level), "%s", val);
-    } else {
-        return sl_error_set(err, SL_EINVAL, 0, 0, "unknown setting '%s'", key);
-    }
-    return 0;
-}
+static const sl_daemon_opt vd_settings[] = {
+    SL_DOPT_STRING(vd_opts, "data", data),
+    SL_DOPT_NUMBER(vd_opts, "port", port, SL_DOPT_INT, 1, 65535, NULL),
+    SL_DOPT_STRING(vd_opts, "host", host),
+    SL_DOPT_STRING(vd_opts, "advertise", advertise),
+    SL_DOPT_STRING(vd_opts, "mnode", mnode),
+    SL_DOPT_LEVEL(vd_opts, "log-level", log_level),
+    SL_DOPT_NUMBER(vd_opts, "changelog-max-entries", log_max_entries, SL_DOPT_U64, 0, 0, NULL),
+    SL_DOPT_NUMBER(vd_opts, "changelog-max-bytes", log_max_bytes, SL_DOPT_U64, 0, 0, NULL),
+};
 
-static int config_cb(void *arg, const char *key, const char *value, int line, sl_error *err)
-{
-    (void)line;
-    return set_opt(arg, key, value, err);
-}
+static const sl_daemon_cli vd_cli = {
+    .dc_prog = "sluice-vnode",
+    .dc_usage = usage,
+    .dc_opts = vd_settings,
+    .dc_nopts = sizeof(vd_settings) / sizeof(vd_settings[0]),
+};
 
 typedef struct vd_main {
     sl_vdaemon *vd;
@@ -128,61 +105,11 @@ int main(int argc, char **argv)
     snprintf(o.mnode, sizeof(o.mnode), "tcp://127.0.0.1:6030");
     snprintf(o.log_level, sizeof(o.log_level), "info");
     o.log_max_entries = VD_DEFAULT_LOG_ENTRIES;
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"config", required_argument, NULL, 'c'},
-        {"data", required_argument, NULL, 'd'},
-        {"port", required_argument, NULL, 'p'},
-        {"host", required_argument, NULL, 'H'},
-        {"advertise", required_argument, NULL, 'a'},
-        {"mnode", required_argument, NULL, 'm'},
-        {"log-level", required_argument, NULL, 'l'},
-        {"changelog-max-entries", required_argument, NULL, 'E'},
-        {"changelog-max-bytes", required_argument, NULL, 'B'},
-        {NULL, 0, NULL, 0},
-    };
+    int exit_code;
+    if (!sl_daemon_args(&vd_cli, &o, argc, argv, &exit_code))
+        return exit_code;
     sl_error err = {0};
     sl_error_clear(&err);
-    for (int i = 1; i < argc; i++) {
-        const char *cfg = NULL;
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-            cfg = argv[i + 1];
-        else if (strncmp(argv[i], "--config=", 9) == 0)
-            cfg = argv[i] + 9;
-        if (cfg != NULL && sl_config_load(cfg, config_cb, &o, &err) < 0) {
-            fprintf(stderr, "sluice-vnode: %s\n", err.msg);
-            return 2;
-        }
-    }
-    int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        const char *key = NULL;
-        switch (c) {
-        case 'h': usage(stdout); return 0;
-        case 'c': continue;
-        case 'd': key = "data"; break;
-        case 'p': key = "port"; break;
-        case 'H': key = "host"; break;
-        case 'a': key = "advertise"; break;
-        case 'm': key = "mnode"; break;
-        case 'l': key = "log-level"; break;
-        case 'E': key = "changelog-max-entries"; break;
-        case 'B': key = "changelog-max-bytes"; break;
-        default: usage(stderr); return 2;
-        }
-        if (set_opt(&o, key, optarg, &err) < 0) {
-            fprintf(stderr, "sluice-vnode: %s\n", err.msg);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "sluice-vnode: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
-        return 2;
-    }
-    sl_log_level lvl;
-    sl_log_level_parse(o.log_level, &lvl);
-    sl_log_set_level(lvl);
 
     static sl_vdaemon vd;
     vd.vd_loop = uv_default_loop();

@@ -253,6 +253,59 @@ struct vn_poll {
     uv_timer_t timer;
 };
 
+/* The protobuf changes of one ChangesReply and the encoded blocks they point into. */
+typedef struct vn_creply {
+    Sluice__Change *cs;  /* the changes */
+    Sluice__Change **cp; /* pointers to them, as the reply wants */
+    sl_buf *bufs;        /* block bytes of change i */
+    size_t n;            /* changes */
+} vn_creply;
+
+/* Allocates room for n changes; returns 0 or SL_ENOMEM (creply_send still frees r). */
+static int creply_init(vn_creply *r, size_t n)
+{
+    r->n = n;
+    r->cs = calloc(n + 1, sizeof(*r->cs));
+    r->cp = calloc(n + 1, sizeof(*r->cp));
+    r->bufs = calloc(n + 1, sizeof(*r->bufs));
+    return r->cs == NULL || r->cp == NULL || r->bufs == NULL ? SL_ENOMEM : 0;
+}
+
+/* Starts change i with the fields every kind has; returns it for the rest. */
+static Sluice__Change *creply_change(vn_creply *r, size_t i, uint64_t version, uint64_t uid,
+                                     sl_vs_change_kind kind)
+{
+    Sluice__Change *x = &r->cs[i];
+    sluice__change__init(x);
+    sl_buf_init(&r->bufs[i]);
+    x->version = version;
+    x->uid = uid;
+    x->kind = (uint32_t)kind;
+    r->cp[i] = x;
+    return x;
+}
+
+/* Sends rp (borrowed; its other fields set by the caller) with r's changes, or fails the
+ * reply with rc when encoding failed; then frees r. */
+static void creply_send(vn_creply *r, sl_rpc_reply *reply, int rc, Sluice__ChangesReply *rp,
+                        vn_vgroup *vg, uint64_t last_version)
+{
+    if (rc < 0) {
+        sl_rpc_reply_fail(reply, rc, "cannot encode changes: %s", sl_strerror(rc));
+    } else {
+        rp->n_changes = r->n;
+        rp->changes = r->cp;
+        rp->last_version = last_version;
+        rp->first_retained_version = sl_vstore_first_retained_version(vg->vg_vs);
+        sl_rpc_reply_msg(reply, &rp->base);
+    }
+    for (size_t i = 0; r->bufs && i < r->n; i++)
+        sl_buf_fini(&r->bufs[i]);
+    free(r->bufs);
+    free(r->cs);
+    free(r->cp);
+}
+
 /* Answers a filtered read (see answer_changes). */
 static bool answer_filtered(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t *after,
                             uint32_t max_bytes, uint32_t max_entries, sl_vs_cfilter *f,
@@ -275,47 +328,26 @@ static bool answer_filtered(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t *after,
         return false;
     }
     Sluice__ChangesReply rp = SLUICE__CHANGES_REPLY__INIT;
-    Sluice__Change *cs = calloc(ch.n + 1, sizeof(*cs));
-    Sluice__Change **cp = calloc(ch.n + 1, sizeof(*cp));
-    sl_buf *bufs = calloc(ch.n + 1, sizeof(*bufs));
-    if (cs == NULL || cp == NULL || bufs == NULL)
-        rc = SL_ENOMEM;
+    vn_creply cr;
+    rc = creply_init(&cr, ch.n);
     for (size_t i = 0; rc == 0 && i < ch.n; i++) {
         const sl_vs_fchange *c = &ch.v[i];
-        sluice__change__init(&cs[i]);
-        sl_buf_init(&bufs[i]);
-        cs[i].version = c->version;
-        cs[i].uid = c->uid;
-        cs[i].kind = (uint32_t)c->kind;
-        cs[i].table_name = c->name;
-        cs[i].group_id = c->group_id;
-        cs[i].unfiltered = c->unfiltered;
-        cs[i].count = c->count;
+        Sluice__Change *x = creply_change(&cr, i, c->version, c->uid, c->kind);
+        x->table_name = c->name;
+        x->group_id = c->group_id;
+        x->unfiltered = c->unfiltered;
+        x->count = c->count;
         if (c->kind == SL_VS_CHANGE_ROWS) {
-            rc = sl_block_encode(&c->rows, &bufs[i]);
-            cs[i].block.data = bufs[i].data;
-            cs[i].block.len = bufs[i].len;
+            rc = sl_block_encode(&c->rows, &cr.bufs[i]);
+            x->block.data = cr.bufs[i].data;
+            x->block.len = cr.bufs[i].len;
         } else if (c->kind == SL_VS_CHANGE_DELETE) {
-            cs[i].ts_lo = c->del_lo;
-            cs[i].ts_hi = c->del_hi;
+            x->ts_lo = c->del_lo;
+            x->ts_hi = c->del_hi;
         }
-        cp[i] = &cs[i];
     }
-    if (rc < 0) {
-        sl_rpc_reply_fail(reply, rc, "cannot encode changes: %s", sl_strerror(rc));
-    } else {
-        rp.n_changes = ch.n;
-        rp.changes = cp;
-        rp.last_version = ch.last_version;
-        rp.first_retained_version = sl_vstore_first_retained_version(vg->vg_vs);
-        rp.more = ch.more;
-        sl_rpc_reply_msg(reply, &rp.base);
-    }
-    for (size_t i = 0; bufs && i < ch.n; i++)
-        sl_buf_fini(&bufs[i]);
-    free(bufs);
-    free(cs);
-    free(cp);
+    rp.more = ch.more;
+    creply_send(&cr, reply, rc, &rp, vg, ch.last_version);
     sl_vs_fchanges_fini(&ch);
     return true;
 }
@@ -339,45 +371,23 @@ static bool answer_changes(sl_rpc_reply *reply, vn_vgroup *vg, uint64_t after, u
         return false;
     }
     Sluice__ChangesReply rp = SLUICE__CHANGES_REPLY__INIT;
-    Sluice__Change *cs = calloc(ch.n + 1, sizeof(*cs));
-    Sluice__Change **cp = calloc(ch.n + 1, sizeof(*cp));
-    sl_buf *bufs = calloc(ch.n + 1, sizeof(*bufs));
-    if (cs == NULL || cp == NULL || bufs == NULL) {
-        rc = SL_ENOMEM;
-    }
+    vn_creply cr;
+    rc = creply_init(&cr, ch.n);
     for (size_t i = 0; rc == 0 && i < ch.n; i++) {
         const sl_vs_change *c = &ch.v[i];
-        sluice__change__init(&cs[i]);
-        sl_buf_init(&bufs[i]);
-        cs[i].version = c->version;
-        cs[i].uid = c->uid;
-        cs[i].kind = (uint32_t)c->kind;
+        Sluice__Change *x = creply_change(&cr, i, c->version, c->uid, c->kind);
         if (c->kind == SL_VS_CHANGE_ROWS) {
-            rc = sl__vn_change_block(c, &bufs[i]);
-            cs[i].block.data = bufs[i].data;
-            cs[i].block.len = bufs[i].len;
-            cs[i].count = c->rows.nrows;
+            rc = sl__vn_change_block(c, &cr.bufs[i]);
+            x->block.data = cr.bufs[i].data;
+            x->block.len = cr.bufs[i].len;
+            x->count = c->rows.nrows;
         } else if (c->kind == SL_VS_CHANGE_DELETE) {
-            cs[i].ts_lo = c->del_lo;
-            cs[i].ts_hi = c->del_hi;
-            cs[i].count = c->del_count;
+            x->ts_lo = c->del_lo;
+            x->ts_hi = c->del_hi;
+            x->count = c->del_count;
         }
-        cp[i] = &cs[i];
     }
-    if (rc < 0) {
-        sl_rpc_reply_fail(reply, rc, "cannot encode changes: %s", sl_strerror(rc));
-    } else {
-        rp.n_changes = ch.n;
-        rp.changes = cp;
-        rp.last_version = ch.last_version;
-        rp.first_retained_version = sl_vstore_first_retained_version(vg->vg_vs);
-        sl_rpc_reply_msg(reply, &rp.base);
-    }
-    for (size_t i = 0; bufs && i < ch.n; i++)
-        sl_buf_fini(&bufs[i]);
-    free(bufs);
-    free(cs);
-    free(cp);
+    creply_send(&cr, reply, rc, &rp, vg, ch.last_version);
     sl_vs_changes_fini(&ch);
     return true;
 }
