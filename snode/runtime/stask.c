@@ -617,8 +617,10 @@ static int setup(sl_stask *t, sl_error *err)
         rc = vnode_status(t, i, &end[i], err);
     bool first = true;
     for (uint32_t s = 0; rc == 0 && s < t->cfg.nslots; s++) {
-        if (atomic_load(&t->stop)) /* asked to stop while setting up: give up at once */
-            return sl_error_set(err, SL_ESTATE, 0, 0, "stopped during setup");
+        if (atomic_load(&t->stop)) { /* asked to stop while setting up: give up at once */
+            rc = sl_error_set(err, SL_ESTATE, 0, 0, "stopped during setup");
+            break;
+        }
         if (!owns(t, s))
             continue;
         sl_buf st;
