@@ -8,18 +8,15 @@ Every expected output row is worked out by hand (times are seconds after 2025-01
 once - a computation over %%trows re-reads storage, so it alone would not show a row fed
 twice.
 """
-import os
 import signal
 import time
 
 import pytest
 
-from conftest import Cluster, free_port
-from test_streams import (HEARTBEAT_MS, NODE_TIMEOUT_MS, METERS, Sql, make_db, ms, num,
-                          ready_marks, sec, stream_errors, tasks, wait_equal, wait_ready,
-                          create_stream)
-
-B = 1735689600000
+from conftest import free_port
+from helpers import (B, create_stream, meters_db, num, poll, ready_marks, receiving,
+                     running, sec, snode_log_count, stream_cluster, stream_errors, tasks,
+                     wait_equal, wait_ready)
 
 
 def fed_rows(sql, db, name):
@@ -31,14 +28,7 @@ def fed_rows(sql, db, name):
 
 
 def log_count(c, pat):
-    n = 0
-    for i in range(len(c.sports)):
-        try:
-            with open(os.path.join(c.root, f"snode{i}.log"), errors="replace") as f:
-                n += f.read().count(pat)
-        except FileNotFoundError:
-            pass
-    return n
+    return sum(snode_log_count(c, pat, i) for i in range(len(c.sports)))
 
 
 def interval_rows(sql, db, table="out"):
@@ -48,18 +38,12 @@ def interval_rows(sql, db, table="out"):
 
 @pytest.fixture(scope="module")
 def cl(bin_dir, tmp_path_factory):
-    c = Cluster(bin_dir, tmp_path_factory.mktemp("fillhist"), 2, nsnodes=2,
-                node_timeout_ms=NODE_TIMEOUT_MS, snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    yield c, Sql(c)
-    c.stop()
+    with running(stream_cluster(bin_dir, tmp_path_factory.mktemp("fillhist"))) as cs:
+        yield cs
 
 
 def three_tables(sql, db):
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)",
-                      "CREATE TABLE d2 USING meters TAGS ('c', 3)"])
+    meters_db(sql, db, ["a", "b", "c"])
 
 
 # ------------------------------------------------------------------------------ history
@@ -148,8 +132,7 @@ def test_history_tag_grouping_merges_tables_by_time(cl):
     ts order across the tables."""
     c, sql = cl
     db = "h_tag"
-    make_db(sql, db, [METERS] + [f"CREATE TABLE d{i} USING meters TAGS ('{l}', {i})"
-                                 for i, l in enumerate("xxxxy")])
+    meters_db(sql, db, "xxxxy", first_gid=0)
     # Group 'x' = d0..d3 (spread over both vgroups), group 'y' = d4.
     sql.insert(db, "d0", [(0, 1), (21, 2)])
     sql.insert(db, "d1", [(5, 10), (12, 20)])
@@ -175,13 +158,10 @@ def test_history_tag_grouping_merges_tables_by_time(cl):
 # ------------------------------------------------------------------------------ NOTIFY_HISTORY
 
 def test_notify_history(cl):
-    from test_notify import Receiver
     c, sql = cl
     db = "h_notify"
     port = free_port()
-    recv = Receiver(port)
-    recv.start()
-    try:
+    with receiving(port) as recv:
         three_tables(sql, db)
         sql.insert(db, "d0", [(0, 1), (5, 2), (12, 3)])
         for name, opt in (("na", ""), ("nh", " NOTIFY_OPTIONS(NOTIFY_HISTORY)")):
@@ -194,39 +174,27 @@ def test_notify_history(cl):
         # History closes [0,10) (row 12); the live row 25 closes [10,20).
         sql.insert(db, "d0", [(25, 4)])
         want = {"na": [10], "nh": [0, 10]}
-        deadline = time.time() + 20
-        got = {}
-        while time.time() < deadline:
+
+        def windows(close_only):
             got = {}
             for stream, e in recv.events():
-                assert e["eventType"] == "WINDOW_CLOSE"
+                if close_only:
+                    assert e["eventType"] == "WINDOW_CLOSE"
                 got.setdefault(stream, {})[e["triggerId"]] = (e["windowStart"] - B) // 1000
-            got = {k: sorted(v.values()) for k, v in got.items()}
-            if got == want:
-                break
-            time.sleep(0.2)
+            return {k: sorted(v.values()) for k, v in got.items()}
+        got = poll(lambda: windows(True), lambda got: got == want, 20)
         assert got == want
         time.sleep(1.0)  # nothing more arrives
-        got2 = {}
-        for stream, e in recv.events():
-            got2.setdefault(stream, {})[e["triggerId"]] = (e["windowStart"] - B) // 1000
-        assert {k: sorted(v.values()) for k, v in got2.items()} == want
+        assert windows(False) == want
         for name in want:
             assert sorted(sec(r[0]) for r in sql.rows(
                 f"SELECT CAST(ws AS BIGINT) FROM o_{name}", db)) == [0, 10]
-    finally:
-        recv.stop()
-        recv.close()
 
 
 # ------------------------------------------------------------------------------ kill -9
 
 def test_kill_after_history_does_not_reread(bin_dir, tmp_path):
-    c = Cluster(bin_dir, tmp_path, 2, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
-                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    try:
-        sql = Sql(c)
+    with running(stream_cluster(bin_dir, tmp_path, nsnodes=1)) as (c, sql):
         db = "h_kill"
         three_tables(sql, db)
         sql.insert(db, "d0", [(0, 1), (3, 2), (12, 3), (25, 4)])
@@ -260,5 +228,3 @@ def test_kill_after_history_does_not_reread(bin_dir, tmp_path):
         assert fed_rows(sql, db, "s") == 3
         assert int(sql.rows("SELECT COUNT(*) FROM out", db)[0][0]) == 4
         assert stream_errors(sql, db, "s") == []
-    finally:
-        c.stop()

@@ -14,40 +14,17 @@ versions at or below the mark, except the newest one, which the vstore always ke
 (vstore.h, sl_vstore_set_low_water), so:
     first_retained == min(mark, last_version - 1) + 1.
 """
-import csv
-import io
-import os
 import re
-import subprocess
-import time
 
 import pytest
 
 from conftest import Cluster
+from helpers import B, running, snode_log_count, wait_equal, wait_for
 
-B = 1735689600000            # 2025-01-01 00:00:00 UTC in ms
 DB = "lw"
 OUT = "lwo"                  # output tables: their writes must not add versions to DB's log
 BIG_CAP = 10_000_000         # change-log entries: never reached here
 SETTLE = 3.5                 # s: more than three vnode heartbeats (one a second)
-
-
-class Sql:
-    def __init__(self, c):
-        self.c = c
-        self.exe = os.path.join(c.bin, "sluice")
-
-    def run(self, stmts, db=None):
-        text = (f"USE {db}; " if db else "") + stmts
-        r = subprocess.run([self.exe, "-h", "127.0.0.1", "-P", str(self.c.mport), "--csv",
-                            "-s", text], capture_output=True, text=True, timeout=60)
-        if r.returncode != 0:
-            raise AssertionError(f"sluice -s {text!r} failed: {r.stderr}{r.stdout}")
-        return r
-
-    def dicts(self, query):
-        out = list(csv.reader(io.StringIO(self.run(query).stdout)))
-        return [dict(zip(out[0], row)) for row in out[1:]] if out else []
 
 
 def status(c, vg):
@@ -67,48 +44,28 @@ def insert(sql, sec, n):
 def setup_logged(c, name):
     """How often the snode log says the task of stream `name` finished its setup (its
     checkpoints are in the mnode by then)."""
-    try:
-        with open(os.path.join(c.root, "snode0.log"), errors="replace") as f:
-            return f.read().count(f"stream {DB}.{name} running on")
-    except FileNotFoundError:
-        return 0
+    return snode_log_count(c, f"stream {DB}.{name} running on", 0)
 
 
 def create_stream(c, sql, name, into):
     before = setup_logged(c, name)
     sql.run(f"CREATE STREAM {name} INTERVAL(10s) SLIDING(10s) FROM n INTO {OUT}.{into} AS "
             f"SELECT _twstart, COUNT(*) FROM %%trows", DB)
-    deadline = time.time() + 30
-    while setup_logged(c, name) <= before:
-        assert time.time() < deadline, f"stream {name} was not set up"
-        time.sleep(0.1)
+    wait_for(lambda: setup_logged(c, name) > before, 30, f"stream {name} was not set up")
 
 
 def wait_first_retained(c, vg, want, what, timeout=20):
     """Waits until first_retained == want, then checks it stays so (not trimmed further)."""
-    deadline = time.time() + timeout
-    while True:
-        last, first = status(c, vg)
-        if first == want:
-            break
-        assert time.time() < deadline, (f"{what}: first_retained {first}, want {want} "
-                                        f"(last_version {last})")
-        time.sleep(0.2)
-    end = time.time() + SETTLE
-    while time.time() < end:
-        time.sleep(0.25)
-        last, first = status(c, vg)
-        assert first == want, f"{what}: first_retained moved to {first}, want {want}"
-    return last
+    wait_equal(lambda: status(c, vg)[1], want, f"{what}: first_retained", timeout=timeout,
+               settle=SETTLE)
 
 
 @pytest.fixture
 def cl(bin_dir, tmp_path):
     c = Cluster(bin_dir, tmp_path, 1, vnode_args=["--changelog-max-entries", str(BIG_CAP)],
                 nsnodes=1, snode_args=["--heartbeat-ms", "200"])
-    c.start()
-    yield c, Sql(c)
-    c.stop()
+    with running(c) as cs:
+        yield cs
 
 
 def test_checkpoints_drive_change_log_trimming(cl):

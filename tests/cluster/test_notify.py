@@ -6,102 +6,28 @@ snode's durable outbox (ins_stream_tasks.outbox shows them) and arrive once it i
 after de-duplicating by triggerId every expected event is there exactly once, in window
 order per group, with the result the spec's JSON format describes.
 """
-import asyncio
-import json
-import os
-import subprocess
-import threading
 import time
 
 import pytest
 
 from conftest import Cluster, free_port
+from helpers import B as T0, Receiver, Sql, exec_rows, poll, wait_for
 
 websockets = pytest.importorskip("websockets")
-
-T0 = 1735689600000  # 2025-01-01 00:00:00 UTC, ms
-
-
-class Receiver:
-    """A websockets server on its own thread and event loop; start() / stop() any time."""
-
-    def __init__(self, port):
-        self.port = port
-        self.messages = []
-        self.lock = threading.Lock()
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.server = None
-
-    async def _handler(self, ws, path=None):
-        async for msg in ws:
-            with self.lock:
-                self.messages.append(json.loads(msg))
-
-    def start(self):
-        async def go():
-            self.server = await websockets.serve(self._handler, "127.0.0.1", self.port)
-        asyncio.run_coroutine_threadsafe(go(), self.loop).result(10)
-
-    def stop(self):
-        async def go():
-            self.server.close()
-            await self.server.wait_closed()
-        asyncio.run_coroutine_threadsafe(go(), self.loop).result(10)
-
-    def events(self):
-        with self.lock:
-            msgs = list(self.messages)
-        out = []
-        for m in msgs:
-            assert isinstance(m["messageId"], str) and isinstance(m["timestamp"], int)
-            for st in m["streams"]:
-                for e in st["events"]:
-                    out.append((st["streamName"], e))
-        return out
-
-    def close(self):
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-
-
-def csv_rows(c, sql):
-    r = c.rpc("exec", c.maddr, sql)
-    lines = r.stdout.strip().splitlines()
-    head = lines[0].split(",")
-    return [dict(zip(head, x.split(","))) for x in lines[1:]]
-
-
-def cli_rows(c, sql):
-    """Rows of a query over user tables, through the sluice CLI (--csv)."""
-    r = subprocess.run([os.path.join(c.bin, "sluice"), "-h", "127.0.0.1", "-P", str(c.mport),
-                        "--csv", "-s", sql], capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-    lines = r.stdout.strip().splitlines()
-    head = lines[0].split(",")
-    return [dict(zip(head, x.split(","))) for x in lines[1:]]
 
 
 def wait_running(c, stream, timeout=20):
     """Until every task of the stream runs and reports (rows not NULL)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        rows = csv_rows(c, "SELECT status, rows FROM information_schema.ins_stream_tasks "
-                           f"WHERE stream_name = '{stream}'")
-        if rows and all(r["status"] == "running" and r["rows"] != "NULL" for r in rows):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"stream {stream} did not start")
+    def running():
+        rows = exec_rows(c, "SELECT status, rows FROM information_schema.ins_stream_tasks "
+                            f"WHERE stream_name = '{stream}'")
+        return rows and all(r["status"] == "running" and r["rows"] != "NULL" for r in rows)
+    wait_for(running, timeout, f"stream {stream} did not start")
 
 
-def insert(c, table, tag, rows):
+def insert(sql, table, tag, rows):
     """Through the sluice CLI (libsluice routes the rows to the vnodes)."""
-    vals = " ".join(f"({T0 + s * 1000}, {v})" for s, v in rows)
-    r = subprocess.run([os.path.join(c.bin, "sluice"), "-h", "127.0.0.1", "-P", str(c.mport),
-                        "-s", f"USE nd; INSERT INTO {table} USING meters TAGS ('{tag}') "
-                        f"VALUES {vals}"], capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
+    sql.insert("nd", table, rows, using=f"USING meters TAGS ('{tag}')")
 
 
 def test_receiver_down_30s(bin_dir, tmp_path):
@@ -111,6 +37,7 @@ def test_receiver_down_30s(bin_dir, tmp_path):
     c = Cluster(bin_dir, tmp_path, 2, nsnodes=1)
     c.start()
     try:
+        sql = Sql(c)
         c.exec("CREATE DATABASE nd")
         c.exec("CREATE STABLE meters (ts TIMESTAMP, v INT) TAGS (loc VARCHAR(16))", "nd")
         c.exec("CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM meters PARTITION BY tbname "
@@ -122,12 +49,10 @@ def test_receiver_down_30s(bin_dir, tmp_path):
         # the group's watermark (its newest row) reaches its end (semantics rule 8):
         #   a: rows at 0, 5, 12, 25 -> [0,10) 2 rows sum 3; [10,20) 1 row sum 3 (25 closes it)
         #   b: rows at 1, 11        -> [0,10) 1 row sum 10 (11 closes it)
-        insert(c, "a", "x", [(0, 1), (5, 2), (12, 3), (25, 4)])
-        insert(c, "b", "y", [(1, 10), (11, 20)])
+        insert(sql, "a", "x", [(0, 1), (5, 2), (12, 3), (25, 4)])
+        insert(sql, "b", "y", [(1, 10), (11, 20)])
         want1 = {("a", 0, 2, 3), ("a", 10, 1, 3), ("b", 0, 1, 10)}
-        deadline = time.time() + 20
-        while len(recv.events()) < 3 and time.time() < deadline:
-            time.sleep(0.1)
+        poll(recv.events, lambda events: len(events) >= 3, 20, 0.1)
 
         # Phase 2: the receiver is down for 30 s while more windows close:
         #   a: rows at 31, 47 -> [20,30) 1 row (25) sum 4; [30,40) 1 row (31) sum 5
@@ -137,37 +62,28 @@ def test_receiver_down_30s(bin_dir, tmp_path):
         #      no output row, and a notification without "result".
         recv.stop()
         down_at = time.time()
-        insert(c, "a", "x", [(31, 5), (47, 6)])
-        insert(c, "b", "y", [(23, 30), (52, 40)])
+        insert(sql, "a", "x", [(31, 5), (47, 6)])
+        insert(sql, "b", "y", [(23, 30), (52, 40)])
         want2 = {("a", 20, 1, 4), ("a", 30, 1, 5), ("b", 10, 1, 20), ("b", 20, 1, 30)}
         empty = {("b", 30, None, None), ("b", 40, None, None)}
         # The events wait in the outbox, visible in ins_stream_tasks.
-        deadline = time.time() + 20
-        outbox = 0
-        while time.time() < deadline:
-            rows = csv_rows(c, "SELECT max(outbox) AS o FROM information_schema.ins_stream_tasks "
-                               "WHERE stream_name = 's'")
-            outbox = int(rows[0]["o"]) if rows and rows[0]["o"] != "NULL" else 0
-            if outbox >= len(want2):
-                break
-            time.sleep(0.2)
+
+        def outbox_size():
+            rows = exec_rows(c, "SELECT max(outbox) AS o FROM information_schema.ins_stream_tasks "
+                                "WHERE stream_name = 's'")
+            return int(rows[0]["o"]) if rows and rows[0]["o"] != "NULL" else 0
+        outbox = poll(outbox_size, lambda n: n >= len(want2), 20)
         assert outbox >= len(want2), f"outbox shows {outbox} events"
         time.sleep(max(0.0, 30 - (time.time() - down_at)))
         recv.start()
 
         want = want1 | want2 | empty
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            got = {}
-            for name, e in recv.events():
-                got[e["triggerId"]] = e
-            if len(got) >= len(want):
-                break
-            time.sleep(0.2)
+        got = poll(lambda: {e["triggerId"]: e for _, e in recv.events()},
+                   lambda got: len(got) >= len(want), 60)
         # Exactly the expected events after de-duplication by triggerId.
         # Output subtable -> source table (its tag_tbname tag).
         by_table = {r["tbname"]: r["tag_tbname"]
-                    for r in cli_rows(c, "SELECT tbname, tag_tbname FROM nd.o")}
+                    for r in sql.dicts("SELECT tbname, tag_tbname FROM nd.o")}
         # An event without output (an empty window) has no tableName (spec: "when there is
         # no output, this field does not exist"): its group is known by groupId.
         by_group = {e["groupId"]: by_table[e["tableName"]]
@@ -197,8 +113,8 @@ def test_receiver_down_30s(bin_dir, tmp_path):
             assert starts == sorted(starts), (src, starts)
         # The output table holds the same rows.
         out = {(r["tag_tbname"], (int(r["ws"]) - T0) // 1000, int(r["n"]), int(r["total"]))
-               for r in cli_rows(c, "SELECT CAST(ws AS BIGINT) AS ws, n, total, tag_tbname "
-                                    "FROM nd.o")}
+               for r in sql.dicts("SELECT CAST(ws AS BIGINT) AS ws, n, total, tag_tbname "
+                                  "FROM nd.o")}
         assert out == want1 | want2
     finally:
         c.stop()

@@ -18,10 +18,9 @@ import time
 import pytest
 
 from conftest import Cluster
+from helpers import NODE_TIMEOUT_MS, exec_rows, running, stream_cluster
 
 SLOTS = 256
-NODE_TIMEOUT_MS = 3000
-HEARTBEAT_MS = 200
 
 SCHEMA = [
     "CREATE DATABASE sdb VGROUPS 2",
@@ -82,13 +81,6 @@ TRIGGERS = {"int": "INTERVAL", "sl": "SLIDING", "ss": "SESSION", "st": "STATE_WI
             "ev": "EVENT_WINDOW", "cnt": "COUNT_WINDOW", "per": "PERIOD"}
 
 
-def table(c, sql):
-    """Runs a query on the mnode; returns its rows as dicts keyed by column name."""
-    lines = c.exec(sql).stdout.splitlines()
-    head = lines[0].split(",")
-    return [dict(zip(head, line.split(","))) for line in lines[1:]]
-
-
 def snode_status(c, addr):
     r = c.rpc("snode-status", addr, check=False, timeout=20)
     if r.returncode != 0:
@@ -114,8 +106,8 @@ class View:
     """One consistent look at the cluster: the mnode's placement and every snode's holdings."""
 
     def __init__(self, c, addrs):
-        self.nodes = table(c, "SELECT * FROM information_schema.ins_snodes")
-        self.tasks = table(c, "SELECT * FROM information_schema.ins_stream_tasks")
+        self.nodes = exec_rows(c, "SELECT * FROM information_schema.ins_snodes")
+        self.tasks = exec_rows(c, "SELECT * FROM information_schema.ins_stream_tasks")
         self.status = {a: snode_status(c, a) for a in addrs}
         self.id_of = {n["endpoint"]: int(n["id"]) for n in self.nodes}
         self.node_status = {int(n["id"]): n["status"] for n in self.nodes}
@@ -226,11 +218,8 @@ def wait_exit(p, timeout):
 
 @pytest.fixture
 def scluster(bin_dir, tmp_path):
-    c = Cluster(bin_dir, tmp_path, 2, nsnodes=3, node_timeout_ms=NODE_TIMEOUT_MS,
-                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    yield c
-    c.stop()
+    with running(stream_cluster(bin_dir, tmp_path, nsnodes=3)) as (c, _):
+        yield c
 
 
 def test_placement_death_join_restart_leave_drop(scluster):
@@ -332,8 +321,8 @@ def test_placement_death_join_restart_leave_drop(scluster):
     v5 = wait_settled(c, alive, n, 30)
     assert v5.owner == v4.owner
     assert v5.epoch >= v4.epoch
-    rows = {r["stream_name"]: r["status"]
-            for r in table(c, "SELECT stream_name, status FROM information_schema.ins_streams")}
+    rows = {r["stream_name"]: r["status"] for r in
+            exec_rows(c, "SELECT stream_name, status FROM information_schema.ins_streams")}
     assert len(rows) == n and "s_cnt_b" not in rows
     assert {k for k, s in rows.items() if s == "stopped"} == {"s_int_a", "s_per_b"}
     for x in alive:
@@ -374,10 +363,7 @@ def test_fenced_write_and_checkpoint(bin_dir, tmp_path):
     it knows (SL_ESTALE, -18) and stores nothing; epoch 0 (a client) and the current epoch
     pass. The checkpoint store refuses a stale epoch and a node that does not own the slot,
     and returns what a valid put stored."""
-    c = Cluster(bin_dir, tmp_path, 1, nsnodes=2, node_timeout_ms=NODE_TIMEOUT_MS,
-                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    try:
+    with running(stream_cluster(bin_dir, tmp_path, nvnodes=1)) as (c, _):
         setup_streams(c)
         a = [c.saddr(0), c.saddr(1)]
         v = wait_settled(c, a, len(STREAMS), 20)
@@ -412,8 +398,6 @@ def test_fenced_write_and_checkpoint(bin_dir, tmp_path):
         assert r.returncode != 0 and "error -18" in r.stderr, r.stderr
         r = c.rpc("checkpoint-get", c.maddr, sid, 7)
         assert r.stdout.strip() == f"found=1 epoch={cur} node_id={owner} state=state-one"
-    finally:
-        c.stop()
 
 
 def test_snode_flags_and_garbage(bin_dir, tmp_path):

@@ -12,18 +12,15 @@ import time
 
 import pytest
 
-from conftest import Cluster, free_port
-from test_streams import (B, HEARTBEAT_MS, METERS, NODE_TIMEOUT_MS, Sql, create_stream,
-                          make_db, num, sec, stream_errors, wait_equal)
+from conftest import free_port
+from helpers import (B, create_stream, make_db, meters_db, num, poll, receiving, running, sec,
+                     stream_cluster, stream_errors, wait_equal)
 
 
 @pytest.fixture(scope="module")
 def cl(bin_dir, tmp_path_factory):
-    c = Cluster(bin_dir, tmp_path_factory.mktemp("options"), 2, nsnodes=2,
-                node_timeout_ms=NODE_TIMEOUT_MS, snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    yield c, Sql(c)
-    c.stop()
+    with running(stream_cluster(bin_dir, tmp_path_factory.mktemp("options"))) as cs:
+        yield cs
 
 
 def subtables(sql, db, stable):
@@ -38,9 +35,7 @@ def subtables(sql, db, stable):
 def test_force_output(cl):
     c, sql = cl
     db = "o_force"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)"])
+    meters_db(sql, db, ["a", "b"])
     q = ("AS SELECT _twstart AS ws, _twend AS we, concat('g_', %%1) AS label, "
          "_twduration + 1 AS dur1, COUNT(*) AS cnt, SUM(v) + 0 * _twduration AS total FROM %%trows")
     create_stream(c, sql, db,
@@ -98,13 +93,10 @@ def test_force_output(cl):
 # ------------------------------------------------------------------------------ NOTIFY WHERE
 
 def test_notify_where(cl):
-    from test_notify import Receiver
     c, sql = cl
     db = "o_where"
     port = free_port()
-    recv = Receiver(port)
-    recv.start()
-    try:
+    with receiving(port) as recv:
         make_db(sql, db, ["CREATE TABLE n (ts TIMESTAMP, v INT)"])
         url = f"ws://127.0.0.1:{port}/w"
         q = "AS SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total FROM %%trows"
@@ -139,14 +131,9 @@ def test_notify_where(cl):
             wait_equal(lambda: sorted(sec(r[0]) for r in sql.rows(
                 f"SELECT CAST({col} AS BIGINT) FROM {t}", db)),
                 [0, 10, 30], f"rows of {t}", sql, db, ["w1", "w2", "w3"])
-        deadline = time.time() + 20
-        got = set()
-        while time.time() < deadline:
-            got = {(name, e["eventType"], (e["windowStart"] - B) // 1000)
-                   for name, e in recv.events() if e["eventType"] == "WINDOW_CLOSE"}
-            if got >= want:
-                break
-            time.sleep(0.2)
+        poll(lambda: {(name, e["eventType"], (e["windowStart"] - B) // 1000)
+                      for name, e in recv.events() if e["eventType"] == "WINDOW_CLOSE"},
+             lambda got: got >= want, 20)
         time.sleep(1.5)
         events = recv.events()
         got = {(name, e["eventType"], (e["windowStart"] - B) // 1000)
@@ -159,9 +146,6 @@ def test_notify_where(cl):
                 assert e["result"]["total"] > 5
         for s in ("w1", "w2", "w3"):
             assert stream_errors(sql, db, s) == []
-    finally:
-        recv.stop()
-        recv.close()
 
 
 # ------------------------------------------------------------------------------ NODELAY
@@ -169,10 +153,7 @@ def test_notify_where(cl):
 def test_nodelay_create_subtable(cl):
     c, sql = cl
     db = "o_nodelay"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)",
-                      "CREATE TABLE d2 USING meters TAGS ('a', 3)"])
+    meters_db(sql, db, ["a", "b", "a"])
     q = "AS SELECT _twstart AS ws, COUNT(*) AS cnt FROM %%trows"
     create_stream(c, sql, db,
                   "CREATE STREAM s1 INTERVAL(10s) SLIDING(10s) FROM meters PARTITION BY tbname "
@@ -216,9 +197,7 @@ def test_nodelay_create_subtable(cl):
 def test_delete_output_table(cl):
     c, sql = cl
     db = "o_delout"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)"])
+    meters_db(sql, db, ["a", "b"])
     q = "AS SELECT _twstart AS ws, COUNT(*) AS cnt FROM %%trows"
     create_stream(c, sql, db,
                   "CREATE STREAM s1 INTERVAL(10s) SLIDING(10s) FROM meters PARTITION BY tbname "
@@ -251,9 +230,7 @@ def test_delete_output_table(cl):
 def test_low_latency_and_batched_same_output(cl):
     c, sql = cl
     db = "o_batch"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)"])
+    meters_db(sql, db, ["a", "b"])
     q = ("AS SELECT _twstart AS ws, _twend AS we, COUNT(*) AS cnt, SUM(v) AS total "
          "FROM %%trows")
     create_stream(c, sql, db, "CREATE STREAM sb COUNT_WINDOW(2) FROM meters PARTITION BY tbname "

@@ -10,202 +10,23 @@ Times are seconds after 2025-01-01 00:00:00 UTC (B); the tables use millisecond 
 The streams of one test live in their own database, so tests do not feed each other's
 streams. All tests but the kill -9 one share one cluster.
 """
-import csv
-import io
-import os
 import re
 import signal
-import subprocess
 import time
 
 import pytest
 
-from conftest import Cluster
-
-B = 1735689600000            # 2025-01-01 00:00:00 UTC in ms
-NODE_TIMEOUT_MS = 3000
-HEARTBEAT_MS = 200
-WAIT = 20                    # deadline (s) for a result to appear
-
-
-# ------------------------------------------------------------------------------ helpers
-
-def ms(sec):
-    return B + int(sec * 1000)
-
-
-class Sql:
-    """The sluice CLI against one cluster."""
-
-    def __init__(self, c):
-        self.c = c
-        self.exe = os.path.join(c.bin, "sluice")
-
-    def run(self, stmts, db=None, check=True):
-        text = (f"USE {db}; " if db else "") + stmts
-        r = subprocess.run([self.exe, "-h", "127.0.0.1", "-P", str(self.c.mport), "--csv",
-                            "-s", text], capture_output=True, text=True, timeout=60)
-        if check and r.returncode != 0:
-            raise AssertionError(f"sluice -s {text!r} failed: {r.stderr}{r.stdout}")
-        return r
-
-    def rows(self, query, db=None):
-        """A SELECT's rows as lists of strings (header dropped). A table the vnode does not
-        know yet (a SELECT right after the CREATE that made it - CREATE STREAM ... INTO
-        included - fails for a moment, as for any new table) reads as no rows: callers poll."""
-        r = self.run(query, db, check=False)
-        if r.returncode != 0 and "does not exist in vgroup" in r.stderr:
-            return []
-        if r.returncode != 0:
-            raise AssertionError(f"sluice -s {query!r} failed: {r.stderr}{r.stdout}")
-        out = list(csv.reader(io.StringIO(r.stdout)))
-        return out[1:]
-
-    def dicts(self, query, db=None):
-        r = self.run(query, db)
-        out = list(csv.reader(io.StringIO(r.stdout)))
-        if not out:
-            return []
-        return [dict(zip(out[0], row)) for row in out[1:]]
-
-    def insert(self, db, table, rows):
-        """rows: (sec, v, ...) tuples; None is NULL."""
-        vals = " ".join("(" + ", ".join([str(ms(r[0]))] + ["NULL" if x is None else repr(x)
-                                                            for x in r[1:]]) + ")"
-                        for r in rows)
-        self.run(f"INSERT INTO {table} VALUES {vals}", db)
-
-
-def tasks(sql, db, name):
-    return [t for t in sql.dicts("SELECT * FROM information_schema.ins_stream_tasks")
-            if t["db_name"] == db and t["stream_name"] == name]
-
-
-def stream_errors(sql, db, name):
-    return sorted({t["error"] for t in tasks(sql, db, name) if t["error"]})
-
-
-def ready_marks(c, db, name):
-    """Per snode index: how many times its log says the stream's task finished its setup
-    ("stream DB.NAME running on N vgroup(s)" - the cursors are positioned from then on)."""
-    pat = f"stream {db}.{name} running on"
-    out = {}
-    for i in range(len(c.sports)):
-        p = os.path.join(c.root, f"snode{i}.log")
-        try:
-            with open(p, errors="replace") as f:
-                out[i] = f.read().count(pat)
-        except FileNotFoundError:
-            out[i] = 0
-    return out
-
-
-def wait_ready(c, sql, db, name, since=None, timeout=20):
-    """Waits until ins_stream_tasks shows every task of the stream 'running' with a
-    non-NULL rows column, every alive snode acked the current epoch, and each snode that
-    owns slots of the stream logged its task's setup (more often than in `since`).
-
-    Note: `rows` is reported for every assigned stream on the snode's heartbeat, even before
-    the task's setup positioned its cursors, so it alone does not prove readiness; the
-    setup line of the snode log does."""
-    since = since or {}
-    idx = {c.saddr(i): i for i in range(len(c.sports))}
-    deadline = time.time() + timeout
-    why = ""
-    while time.time() < deadline:
-        ts = tasks(sql, db, name)
-        nodes = sql.dicts("SELECT endpoint, status, epoch FROM information_schema.ins_snodes")
-        epoch = max((int(t["epoch"]) for t in ts), default=None)
-        marks = ready_marks(c, db, name)
-        owners = {t["snode_endpoint"] for t in ts}
-        if not ts:
-            why = "no tasks"
-        elif any(t["status"] != "running" or t["rows"] == "" for t in ts):
-            why = f"task states {sorted({(t['status'], t['rows']) for t in ts})}"
-        elif any(n["status"] == "alive" and int(n["epoch"]) != epoch for n in nodes):
-            why = f"snodes not at epoch {epoch}: {nodes}"
-        elif any(marks.get(idx.get(o, -1), 0) <= since.get(idx.get(o, -1), 0) for o in owners):
-            why = f"setup not logged yet: {marks} (owners {owners})"
-        else:
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"stream {db}.{name} not ready in {timeout}s: {why}")
-
-
-def wait_acked(sql, timeout=20):
-    """Waits until every alive snode acts on the newest assignment epoch."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        nodes = sql.dicts("SELECT endpoint, status, epoch FROM information_schema.ins_snodes")
-        ts = sql.dicts("SELECT epoch FROM information_schema.ins_stream_tasks")
-        epoch = max((int(t["epoch"]) for t in ts), default=0)
-        if all(int(n["epoch"]) >= epoch for n in nodes if n["status"] == "alive"):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"snodes did not ack the epoch: {nodes}")
-
-
-def create_stream(c, sql, db, stmt):
-    name = re.match(r"CREATE STREAM (\w+)", stmt).group(1)
-    since = ready_marks(c, db, name)
-    sql.run(stmt, db)
-    wait_ready(c, sql, db, name, since)
-    return name
-
-
-def wait_equal(get, expected, what, sql=None, db=None, streams=(), timeout=WAIT, settle=1.0):
-    """Polls get() until it returns expected, then checks it stays so for `settle` seconds
-    (no late extra or doubled row). On failure shows the last value and the streams'
-    errors from ins_stream_tasks."""
-    deadline = time.time() + timeout
-    got = None
-    while True:
-        got = get()
-        if got == expected:
-            break
-        if time.time() > deadline:
-            errs = {s: stream_errors(sql, db, s) for s in streams} if sql else {}
-            raise AssertionError(f"{what}: expected {expected}\n got {got}\n errors {errs}")
-        time.sleep(0.2)
-    end = time.time() + settle
-    while time.time() < end:
-        time.sleep(0.25)
-        got = get()
-        assert got == expected, f"{what}: changed after settling to {got}, expected {expected}"
-    return got
-
-
-def sec(x):
-    """An epoch-ms string from CAST(ts AS BIGINT) back to seconds after B."""
-    v = (int(x) - B) / 1000
-    return int(v) if v == int(v) else v
-
-
-def num(x):
-    if x == "":
-        return None
-    f = float(x)
-    return int(f) if f == int(f) and "." not in x and "e" not in x.lower() else f
+from helpers import (NODE_TIMEOUT_MS, busiest_snode, create_stream, make_db, meters_db,
+                     ms, num, ready_marks, running, sec, stream_cluster, stream_errors, tasks,
+                     wait_acked, wait_equal, wait_ready)
 
 
 # ------------------------------------------------------------------------------ fixtures
 
 @pytest.fixture(scope="module")
 def cl(bin_dir, tmp_path_factory):
-    c = Cluster(bin_dir, tmp_path_factory.mktemp("streams"), 2, nsnodes=2,
-                node_timeout_ms=NODE_TIMEOUT_MS, snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    yield c, Sql(c)
-    c.stop()
-
-
-def make_db(sql, db, stmts):
-    sql.run(f"CREATE DATABASE {db} VGROUPS 2")
-    for s in stmts:
-        sql.run(s, db)
-
-
-METERS = "CREATE STABLE meters (ts TIMESTAMP, v INT) TAGS (loc VARCHAR(16), gid INT)"
+    with running(stream_cluster(bin_dir, tmp_path_factory.mktemp("streams"))) as cs:
+        yield cs
 
 
 # ------------------------------------------------------------------------------ INTERVAL
@@ -213,10 +34,7 @@ METERS = "CREATE STABLE meters (ts TIMESTAMP, v INT) TAGS (loc VARCHAR(16), gid 
 def test_interval_partition_by_tbname(cl):
     c, sql = cl
     db = "s_int"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)",
-                      "CREATE TABLE d2 USING meters TAGS ('c', 3)"])
+    meters_db(sql, db, ["a", "b", "c"])
     create_stream(c, sql, db,
                   "CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM meters PARTITION BY tbname "
                   "INTO out AS SELECT _twstart AS ws, _twend AS we, COUNT(*) AS cnt, "
@@ -286,9 +104,7 @@ def test_session_column_names_and_window_placeholders(cl):
 def test_state_window_output_subtable(cl):
     c, sql = cl
     db = "s_st"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)"])
+    meters_db(sql, db, ["a", "b"])
     create_stream(c, sql, db,
                   "CREATE STREAM s STATE_WINDOW(v) FROM meters PARTITION BY tbname INTO out "
                   "OUTPUT_SUBTABLE(concat('st_', %%1)) AS SELECT _twstart AS ws, _twend AS we, "
@@ -421,9 +237,7 @@ def test_period_wall_clock(cl):
 def test_period_partition_by_tbname(cl):
     c, sql = cl
     db = "s_perg"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)"])
+    meters_db(sql, db, ["a", "b"])
     create_stream(c, sql, db,
                   "CREATE STREAM s PERIOD(2s) FROM meters PARTITION BY tbname INTO out AS "
                   "SELECT _tlocaltime AS t, COUNT(*) AS cnt FROM %%tbname")
@@ -448,10 +262,7 @@ def test_period_partition_by_tbname(cl):
 def test_partition_by_tag_subtable_tags_columns(cl):
     c, sql = cl
     db = "s_tag"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('north', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('south', 2)",
-                      "CREATE TABLE d2 USING meters TAGS ('north', 3)"])
+    meters_db(sql, db, ["north", "south", "north"])
     create_stream(c, sql, db,
                   "CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM meters PARTITION BY loc "
                   "INTO out OUTPUT_SUBTABLE(concat('o_', %%1)) (wstart, cnt, avgv) "
@@ -498,9 +309,7 @@ def test_partition_by_tag_subtable_tags_columns(cl):
 def test_trows_tbname_super_table_placeholders(cl):
     c, sql = cl
     db = "s_tb"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)"])
+    meters_db(sql, db, ["a", "b"])
     head = "INTERVAL(10s) SLIDING(10s) FROM meters PARTITION BY tbname"
     win = "ts >= _twstart AND ts < _twend"
     create_stream(c, sql, db,
@@ -599,9 +408,7 @@ def test_out_of_order_and_update_replace_the_row(cl):
 def test_computation_error_does_not_stop_other_groups(cl):
     c, sql = cl
     db = "s_err"
-    make_db(sql, db, [METERS,
-                      "CREATE TABLE d0 USING meters TAGS ('a', 1)",
-                      "CREATE TABLE d1 USING meters TAGS ('b', 2)"])
+    meters_db(sql, db, ["a", "b"])
     create_stream(c, sql, db,
                   "CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM meters PARTITION BY tbname "
                   "INTO out AS SELECT _twstart AS ws, 100 / MIN(v) AS q, COUNT(*) AS cnt "
@@ -668,16 +475,15 @@ def test_stop_start_and_ignore_untreated(cl):
 
 # ------------------------------------------------------------------------------ kill -9 / move
 
+def eight_tables(sql, db):
+    """Database db with METERS and child tables d0..d7 (tags 'x<i>', i); their names."""
+    return meters_db(sql, db, [f"x{i}" for i in range(8)], first_gid=0)
+
+
 def test_kill_snode_moves_slots_exact_output(bin_dir, tmp_path):
-    c = Cluster(bin_dir, tmp_path, 2, nsnodes=2, node_timeout_ms=NODE_TIMEOUT_MS,
-                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    try:
-        sql = Sql(c)
+    with running(stream_cluster(bin_dir, tmp_path)) as (c, sql):
         db = "s_kill"
-        tables = [f"d{i}" for i in range(8)]
-        make_db(sql, db, [METERS] + [f"CREATE TABLE {t} USING meters TAGS ('x{i}', {i})"
-                                     for i, t in enumerate(tables)])
+        tables = eight_tables(sql, db)
         create_stream(c, sql, db,
                       "CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM meters PARTITION BY tbname "
                       "INTO out AS SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total "
@@ -702,10 +508,8 @@ def test_kill_snode_moves_slots_exact_output(bin_dir, tmp_path):
         # Every group: [0,10) = rows 1, 5 closed by 12; [10,20) open.
         wait_equal(get, exp({0: [1, 5]}), "before the kill", sql, db, ["s"], settle=0)
         # The victim holds groups of this stream (8 groups over 2 snodes; ins_snodes.groups).
-        nodes = sql.dicts("SELECT id, endpoint, groups FROM information_schema.ins_snodes")
-        victim = max(nodes, key=lambda n: int(n["groups"]))
+        vi, victim = busiest_snode(c, sql)
         assert int(victim["groups"]) > 0
-        vi = next(i for i in range(2) if c.saddr(i) == victim["endpoint"])
         survivor = 1 - vi
         since = ready_marks(c, db, "s")
         c.kill(f"snode{vi}", signal.SIGKILL)
@@ -731,20 +535,12 @@ def test_kill_snode_moves_slots_exact_output(bin_dir, tmp_path):
         expected = exp({0: [1, 5], 10: [12, 15], 20: [22, 28], 30: [35, 38]})
         wait_equal(get, expected, "after the restart", sql, db, ["s"])
         assert stream_errors(sql, db, "s") == []
-    finally:
-        c.stop()
 
 
 def test_ignore_untreated_then_kill_loses_no_rows(bin_dir, tmp_path):
-    c = Cluster(bin_dir, tmp_path, 2, nsnodes=2, node_timeout_ms=NODE_TIMEOUT_MS,
-                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    try:
-        sql = Sql(c)
+    with running(stream_cluster(bin_dir, tmp_path)) as (c, sql):
         db = "s_ign"
-        tables = [f"d{i}" for i in range(8)]
-        make_db(sql, db, [METERS] + [f"CREATE TABLE {t} USING meters TAGS ('x{i}', {i})"
-                                     for i, t in enumerate(tables)])
+        tables = eight_tables(sql, db)
         # COUNT_WINDOW: a row the trigger skips shifts the windows (%%trows is read from
         # storage by time, so a time window would hide a skipped row).
         create_stream(c, sql, db,
@@ -771,9 +567,7 @@ def test_ignore_untreated_then_kill_loses_no_rows(bin_dir, tmp_path):
         put([3])
         time.sleep(1.5)  # past a checkpoint of every slot (1 s): row 3 is in every group's
         # checkpointed state (an open window 3..)
-        nodes = sql.dicts("SELECT id, endpoint, groups FROM information_schema.ins_snodes")
-        victim = max(nodes, key=lambda n: int(n["groups"]))
-        vi = next(i for i in range(2) if c.saddr(i) == victim["endpoint"])
+        vi, _ = busiest_snode(c, sql)
         since = ready_marks(c, db, "s")
         c.kill(f"snode{vi}", signal.SIGKILL)
         put([4])   # written while the victim is dead: untreated, not written while stopped
@@ -783,5 +577,3 @@ def test_ignore_untreated_then_kill_loses_no_rows(bin_dir, tmp_path):
         # new task: the IGNORE UNTREATED was for the START long before), 5..6.
         expected = sorted([(t, a, a + 1, 2) for t in tables for a in (1, 3, 5)])
         wait_equal(get, expected, "after the move", sql, db, ["s"], timeout=10, settle=0)
-    finally:
-        c.stop()

@@ -32,76 +32,20 @@
 
 #include "common/exec/memstore.h"
 #include "common/sql/parser.h"
+#include "mcatalog_fixture.h"
 #include "mnode/catalog.h"
 
-/* The injected clock: 2023-11-14 22:13:20 UTC. */
-#define NOW_MS INT64_C(1700000000000)
-
-static int64_t g_now = NOW_MS;
-
-static int64_t test_clock(void *ud)
-{
-    (void)ud;
-    return g_now;
-}
-
-/* ------------------------------------------------------------ directories */
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void rm_rf(const char *dir)
-{
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 typedef struct fixture {
-    char dir[64];
-    sl_mcatalog *cat;
+    MCF_HEAD;
 } fixture;
-
-static sl_mcatalog *open_at(const char *dir)
-{
-    sl_mcatalog_options o = {.now_ms = test_clock};
-    sl_mcatalog *cat = NULL;
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = sl_mcatalog_open(&cat, dir, &o, &err);
-    if (rc != 0)
-        fail_msg("open %s: %d %s", dir, rc, err.msg);
-    return cat;
-}
 
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
-    snprintf(f->dir, sizeof(f->dir), "/tmp/sl-mcat-XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
+    if (open_temp(f->dir, sizeof(f->dir), "/tmp/sl-mcat-XXXXXX", &f->cat) != 0)
         return -1;
-    g_now = NOW_MS;
-    f->cat = open_at(f->dir);
     *state = f;
     return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    sl_mcatalog_close(f->cat);
-    rm_rf(f->dir);
-    free(f);
-    return 0;
-}
-
-static void reopen(fixture *f)
-{
-    sl_mcatalog_close(f->cat);
-    f->cat = open_at(f->dir);
 }
 
 /* ------------------------------------------------------------ running statements */
@@ -117,58 +61,6 @@ static const sl_stmt *parse1(const char *sql, sl_parse_result **pr)
     return (*pr)->stmts[0];
 }
 
-static bool is_query(const sl_stmt *st)
-{
-    return st->kind == SL_STMT_SHOW || st->kind == SL_STMT_DESCRIBE || st->kind == SL_STMT_SELECT;
-}
-
-/*
- * Runs one statement on the catalog: DDL through exec_ddl (its changes in *chg when not
- * NULL), SHOW/DESCRIBE/SELECT through query (rows in *res when not NULL).
- */
-static int cat_run(sl_mcatalog *cat, const char *db, const char *sql, sl_ddl_result *chg,
-                   sl_result *res, sl_error *err)
-{
-    sl_parse_result *pr = NULL;
-    sl_error_clear(err);
-    /* Outputs are empty whatever happens, so callers can inspect them after a refusal. */
-    if (res != NULL)
-        sl_result_init(res);
-    if (chg != NULL)
-        sl_ddl_result_init(chg);
-    int rc = sl_parse(sql, strlen(sql), &pr, err);
-    if (rc != 0)
-        return rc;
-    assert_int_equal(pr->nstmts, 1);
-    const sl_stmt *st = pr->stmts[0];
-    sl_result r;
-    sl_result_init(&r);
-    sl_ddl_result c;
-    sl_ddl_result_init(&c);
-    if (is_query(st))
-        rc = sl_mcatalog_query(cat, st, db, &r, err);
-    else
-        rc = sl_mcatalog_exec_ddl(cat, st, db, &c, err);
-    if (res != NULL)
-        *res = r;
-    else
-        sl_result_fini(&r);
-    if (chg != NULL)
-        *chg = c;
-    else
-        sl_ddl_result_fini(&c);
-    sl_parse_result_free(pr);
-    return rc;
-}
-
-static void ok(sl_mcatalog *cat, const char *db, const char *sql)
-{
-    sl_error err;
-    int rc = cat_run(cat, db, sql, NULL, NULL, &err);
-    if (rc != 0)
-        fail_msg("failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-}
-
 /* Runs a DDL statement and returns the number of changes it reported. */
 static int ok_changes(sl_mcatalog *cat, const char *db, const char *sql)
 {
@@ -182,20 +74,6 @@ static int ok_changes(sl_mcatalog *cat, const char *db, const char *sql)
     return n;
 }
 
-/* Everything the catalog holds, in memory and on disk. */
-static char *snapshot(sl_mcatalog *cat)
-{
-    sl_buf b;
-    sl_buf_init(&b);
-    assert_int_equal(sl_mcatalog_dump(cat, &b), 0);
-    sl_buf_printf(&b, "-- stored\n");
-    sl_error err;
-    sl_error_clear(&err);
-    assert_int_equal(sl_mcatalog_dump_stored(cat, &b, &err), 0);
-    sl_buf_put_u8(&b, 0);
-    return (char *)b.data;
-}
-
 /* "1:<col>: msg" where col is where needle starts in the single-line sql. */
 static const char *at(const char *sql, const char *needle, const char *msg)
 {
@@ -207,50 +85,6 @@ static const char *at(const char *sql, const char *needle, const char *msg)
     char *out = bufs[next++ % 4];
     snprintf(out, SL_ERROR_MSG_MAX, "1:%d: %s", (int)(p - sql) + 1, msg);
     return out;
-}
-
-/* Checks that sql fails with code and exactly msg, and that the catalog did not change. */
-static void refused(sl_mcatalog *cat, const char *db, const char *sql, int code, const char *msg)
-{
-    char *before = snapshot(cat);
-    sl_error err;
-    sl_ddl_result c;
-    sl_result r;
-    int rc = cat_run(cat, db, sql, &c, &r, &err);
-    if (rc != code || strcmp(err.msg, msg) != 0)
-        fail_msg("sql: %s\n  got  %d '%s'\n  want %d '%s'", sql, rc, err.msg, code, msg);
-    assert_int_equal(err.code, code);
-    assert_int_equal(c.nchanges, 0);
-    assert_int_equal(r.ncols, 0);
-    sl_ddl_result_fini(&c);
-    sl_result_fini(&r);
-    char *after = snapshot(cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
-}
-
-static char *formatted(sl_mcatalog *cat, const char *db, const char *sql)
-{
-    sl_error err;
-    sl_result r;
-    int rc = cat_run(cat, db, sql, NULL, &r, &err);
-    if (rc != 0)
-        fail_msg("failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-    sl_buf b;
-    sl_buf_init(&b);
-    assert_int_equal(sl_result_format(&r, &b), 0);
-    sl_buf_put_u8(&b, 0);
-    sl_result_fini(&r);
-    return (char *)b.data;
-}
-
-static void check_format(sl_mcatalog *cat, const char *db, const char *sql, const char *want)
-{
-    char *got = formatted(cat, db, sql);
-    if (strcmp(got, want) != 0)
-        fail_msg("sql: %s\n--- got:\n%s--- want:\n%s", sql, got, want);
-    free(got);
 }
 
 static uint32_t reg(sl_mcatalog *cat, sl_mc_node_kind kind, const char *addr, int64_t now)
@@ -329,10 +163,7 @@ static void test_create_database(void **state)
     char *before = snapshot(cat);
     assert_int_equal(ok_changes(cat, NULL, "CREATE DATABASE IF NOT EXISTS power PRECISION 'ns'"),
                      0);
-    char *after = snapshot(cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    expect_snapshot(before, cat);
     g_now = NOW_MS + 1000;
     ok(cat, NULL, "CREATE DATABASE archive");
     g_now = NOW_MS;
@@ -434,7 +265,7 @@ static void test_drop_database(void **state)
 
     /* The name is free again; the new database has new vgroups and no tables, on disk too. */
     ok(cat, NULL, "CREATE DATABASE power VGROUPS 1");
-    reopen(f);
+    mcf_reopen(&f->head);
     cat = f->cat;
     sl_mcatalog_db db;
     assert_int_equal(sl_mcatalog_db_get(cat, "power", &db, &err), 0);
@@ -639,7 +470,7 @@ static void test_vgroup_hash(void **state)
     sl_mcatalog_table st = table(cat, "power", "meters");
     assert_int_equal(st.vgroup_id, 0);
     assert_null(st.vnode_addr);
-    reopen(f);
+    mcf_reopen(&f->head);
     for (int i = 0; i < 4; i++)
         assert_int_equal(table(f->cat, "power", tabs[i]).vgroup_id, ids[i]);
     /* Each vgroup counts its tables. */
@@ -777,7 +608,7 @@ static void test_limits(void **state)
     ok(cat, "power", sql);
     free(sql);
     ok(cat, "power", "CREATE TABLE w1 USING wide (t127) TAGS (127)");
-    reopen(f);
+    mcf_reopen(&f->head);
     sl_mcatalog_table t = table(f->cat, "power", "w1");
     assert_int_equal(t.meta.ncols, 4096);
     assert_int_equal(t.meta.ntags, 128);
@@ -983,7 +814,7 @@ static void test_drop_tables(void **state)
             at(sql, "meters", "super table 'meters' does not exist"));
     assert_int_equal(ok_changes(cat, "power", "DROP STABLE IF EXISTS meters"), 0);
     /* Gone from disk too; the vgroups count no tables but plain. */
-    reopen(f);
+    mcf_reopen(&f->head);
     cat = f->cat;
     check_format(cat, "power", "SHOW TABLES",
                  " table_name | stable_name |     type     | columns\n"
@@ -1032,10 +863,7 @@ static void auto_refused(sl_mcatalog *cat, const char *db, const char *sql, int 
     if (rc != code || strcmp(err.msg, msg) != 0)
         fail_msg("sql: %s\n  got  %d '%s'\n  want %d '%s'", sql, rc, err.msg, code, msg);
     assert_false(created);
-    char *after = snapshot(cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    expect_snapshot(before, cat);
 }
 
 static void test_auto_create(void **state)
@@ -1081,11 +909,8 @@ static void test_auto_create(void **state)
         0);
     assert_false(created);
     assert_int_equal(t.uid, 3);
-    char *after = snapshot(cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
-    reopen(f);
+    expect_snapshot(before, cat);
+    mcf_reopen(&f->head);
     cat = f->cat;
     assert_int_equal(table(cat, "power", "d9").uid, 8);
 
@@ -1165,10 +990,7 @@ static void test_nodes(void **state)
     assert_string_equal(err.msg, "node 42 is not registered");
     sl_error_clear(&err);
     assert_int_equal(sl_mcatalog_node_sweep(cat, NOW_MS, -1, NULL, 0, NULL, &err), SL_EINVAL);
-    char *after = snapshot(cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    expect_snapshot(before, cat);
 
     /* Heartbeats at +4000 (v1, s1); at +10000 with a 5000 timeout: v1 and s1 were seen 6000
      * ago (dead), v2 9500 ago (dead), m1 beat at +5000 (exactly 5000 ago: alive). */
@@ -1221,13 +1043,13 @@ static void test_nodes(void **state)
                  " 2023-11-14 22:13:20.500\n"
                  "(2 rows)\n");
     /* Status survives a reopen; a heartbeat brings a dead node back. */
-    reopen(f);
+    mcf_reopen(&f->head);
     cat = f->cat;
     assert_int_equal(sl_mcatalog_node_get(cat, v1, &n, &err), 0);
     assert_false(n.alive);
     assert_int_equal(n.last_seen, NOW_MS + 4000);
     assert_int_equal(sl_mcatalog_node_heartbeat(cat, v1, NOW_MS + 20000, &err), 0);
-    reopen(f);
+    mcf_reopen(&f->head);
     cat = f->cat;
     assert_int_equal(sl_mcatalog_node_get(cat, v1, &n, &err), 0);
     assert_true(n.alive);
@@ -1259,12 +1081,9 @@ static void test_reopen(void **state)
     sl_error err;
     assert_int_equal(sl_mcatalog_node_sweep(cat, NOW_MS + 100000, 1000, NULL, 0, NULL, &err), 0);
     char *before = snapshot(cat);
-    reopen(f);
+    mcf_reopen(&f->head);
     cat = f->cat;
-    char *after = snapshot(cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    expect_snapshot(before, cat);
     /* Spot checks of what the snapshot holds. */
     sl_mcatalog_table t = table(cat, "other", "c1");
     assert_int_equal(t.meta.precision, SL_PREC_NS);
@@ -1789,24 +1608,24 @@ static void test_kill9(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_create_database, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drop_database, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_placement_balanced, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_placement_sequence, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_placement_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_vgroup_hash, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_create_stable, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_create_tables, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drop_tables, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_auto_create, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_information_schema, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_information_schema_many, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_same_as_memstore, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_kill9, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create_database, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_drop_database, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_placement_balanced, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_placement_sequence, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_placement_refused, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_vgroup_hash, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_create_stable, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_limits, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_create_tables, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_drop_tables, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_auto_create, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_nodes, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_reopen, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_open_errors, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_information_schema, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_information_schema_many, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_same_as_memstore, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_kill9, setup, mcf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,29 +23,15 @@
 #include <cmocka.h>
 
 #include "common/sql/parser.h"
+#include "mcatalog_fixture.h"
 #include "mnode/catalog.h"
 #include "mnode/placement.h"
 
-#define NOW_MS INT64_C(1700000000000)
 /* The caller's clock for membership (heartbeats, sweeps). */
 #define T0 INT64_C(5000000)
 #define NSLOTS 256
 #define MAXSTREAMS 24
 #define MAXSNODES 4
-
-static int64_t test_clock(void *ud)
-{
-    (void)ud;
-    return NOW_MS;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
 
 /* What the test knows an snode last reported (the model ins_snodes is checked against). */
 typedef struct snode_model {
@@ -57,91 +43,13 @@ typedef struct snode_model {
 } snode_model;
 
 typedef struct fixture {
-    char dir[64];
-    sl_mcatalog *cat;
+    MCF_HEAD;
     uint32_t vnode;
     int nsn;
     uint32_t sn[MAXSNODES];
     char addr[MAXSNODES][32];
     snode_model rep[MAXSNODES];
 } fixture;
-
-static sl_mcatalog *open_at(const char *dir)
-{
-    sl_mcatalog_options o = {.now_ms = test_clock};
-    sl_mcatalog *cat = NULL;
-    sl_error err;
-    sl_error_clear(&err);
-    if (sl_mcatalog_open(&cat, dir, &o, &err) != 0)
-        fail_msg("open %s: %s", dir, err.msg);
-    return cat;
-}
-
-static int run(sl_mcatalog *cat, const char *db, const char *sql, sl_result *res, sl_error *err)
-{
-    sl_parse_result *pr = NULL;
-    sl_error_clear(err);
-    sl_result_init(res);
-    int rc = sl_parse(sql, strlen(sql), &pr, err);
-    if (rc != 0)
-        return rc;
-    const sl_stmt *st = pr->stmts[0];
-    if (st->kind == SL_STMT_SHOW || st->kind == SL_STMT_SELECT) {
-        rc = sl_mcatalog_query(cat, st, db, res, err);
-    } else {
-        sl_ddl_result c;
-        rc = sl_mcatalog_exec_ddl(cat, st, db, &c, err);
-        if (rc == 0)
-            sl_ddl_result_fini(&c);
-    }
-    sl_parse_result_free(pr);
-    return rc;
-}
-
-static void ok(sl_mcatalog *cat, const char *db, const char *sql)
-{
-    sl_error err;
-    sl_result r;
-    int rc = run(cat, db, sql, &r, &err);
-    sl_result_fini(&r);
-    if (rc != 0)
-        fail_msg("failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-}
-
-static char *snapshot(sl_mcatalog *cat)
-{
-    sl_buf b;
-    sl_buf_init(&b);
-    assert_int_equal(sl_mcatalog_dump(cat, &b), 0);
-    sl_error err;
-    sl_error_clear(&err);
-    assert_int_equal(sl_mcatalog_dump_stored(cat, &b, &err), 0);
-    sl_buf_put_u8(&b, 0);
-    return (char *)b.data;
-}
-
-static void refused(sl_mcatalog *cat, const char *db, const char *sql, int code, const char *msg)
-{
-    char *before = snapshot(cat);
-    sl_error err;
-    sl_result r;
-    int rc = run(cat, db, sql, &r, &err);
-    sl_result_fini(&r);
-    if (rc != code || strcmp(err.msg, msg) != 0)
-        fail_msg("sql: %s\n  got  %d '%s'\n  want %d '%s'", sql, rc, err.msg, code, msg);
-    char *after = snapshot(cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
-}
-
-static void query(sl_mcatalog *cat, const char *sql, sl_result *r)
-{
-    sl_error err;
-    int rc = run(cat, NULL, sql, r, &err);
-    if (rc != 0)
-        fail_msg("failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-}
 
 /* ------------------------------------------------------------ result cells */
 
@@ -283,10 +191,8 @@ static bool place(sl_mcatalog *cat)
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
-    snprintf(f->dir, sizeof(f->dir), "/tmp/sl-mcas-XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
+    if (open_temp(f->dir, sizeof(f->dir), "/tmp/sl-mcas-XXXXXX", &f->cat) != 0)
         return -1;
-    f->cat = open_at(f->dir);
     sl_error err;
     sl_error_clear(&err);
     if (sl_mcatalog_node_register(f->cat, SL_MC_VNODE, "127.0.0.1:6100", T0, &f->vnode, &err) != 0)
@@ -299,21 +205,6 @@ static int setup(void **state)
     ok(f->cat, "power", "CREATE TABLE d1002 USING meters TAGS ('LA', 3)");
     *state = f;
     return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    sl_mcatalog_close(f->cat);
-    nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(f);
-    return 0;
-}
-
-static void reopen(fixture *f)
-{
-    sl_mcatalog_close(f->cat);
-    f->cat = open_at(f->dir);
 }
 
 static void add_snodes(fixture *f, int n)
@@ -423,7 +314,7 @@ static void test_new_catalog(void **state)
     add_snodes(f, 2);
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 1);
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_int_equal(sl_mcatalog_epoch(f->cat), 1);
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 1);
@@ -588,7 +479,7 @@ static int snode_index(const fixture *f, uint32_t id)
 static void check_snodes(fixture *f, const psnap *p, const char *const *status)
 {
     sl_result r;
-    query(f->cat,
+    query_db(f->cat, NULL,
           "SELECT id, endpoint, status, epoch, streams, slots, groups, memory_bytes "
           "FROM information_schema.ins_snodes ORDER BY id",
           &r);
@@ -625,7 +516,7 @@ static void check_tasks(fixture *f, const uint32_t *cand, size_t ncand)
     psnap *p = take(f->cat);
     uint64_t epoch = sl_mcatalog_epoch(f->cat);
     sl_result r;
-    query(f->cat,
+    query_db(f->cat, NULL,
           "SELECT stream_name, db_name, stream_id, slot_start, slot_end, snode_id, "
           "snode_endpoint, epoch, status, lag_ms, rows, outbox, error "
           "FROM information_schema.ins_stream_tasks ORDER BY stream_id, slot_start",
@@ -689,7 +580,7 @@ static void check_tasks(fixture *f, const uint32_t *cand, size_t ncand)
     sl_result_fini(&r);
 
     /* COUNT(*) ... GROUP BY: rows per snode (NULL: unassigned) */
-    query(f->cat,
+    query_db(f->cat, NULL,
           "SELECT snode_id, COUNT(*) AS n FROM information_schema.ins_stream_tasks "
           "GROUP BY snode_id",
           &r);
@@ -736,8 +627,8 @@ static void test_system_tables(void **state)
 
     /* SHOW SNODES: the snodes only, with the columns of ins_snodes */
     sl_result r, all;
-    query(f->cat, "SHOW SNODES", &r);
-    query(f->cat, "SELECT * FROM information_schema.ins_snodes", &all);
+    query_db(f->cat, NULL, "SHOW SNODES", &r);
+    query_db(f->cat, NULL, "SELECT * FROM information_schema.ins_snodes", &all);
     static const char *cols[] = {"id",     "endpoint",     "status",      "epoch",
                                  "streams", "slots",       "groups",      "memory_bytes",
                                  "create_time", "last_heartbeat"};
@@ -760,13 +651,13 @@ static void test_system_tables(void **state)
     }
     sl_result_fini(&r);
     sl_result_fini(&all);
-    query(f->cat, "SHOW SNODES LIKE '10.0.0.2%'", &r);
+    query_db(f->cat, NULL, "SHOW SNODES LIKE '10.0.0.2%'", &r);
     assert_int_equal(r.rows.nrows, 1);
     assert_int_equal(cell_i(&r, 0, "id"), f->sn[1]);
     sl_result_fini(&r);
 
     /* aggregates over the tables */
-    query(f->cat,
+    query_db(f->cat, NULL,
           "SELECT status, COUNT(*) AS n, SUM(slots) AS pairs FROM information_schema.ins_snodes "
           "GROUP BY status",
           &r);
@@ -775,7 +666,7 @@ static void test_system_tables(void **state)
     assert_int_equal(cell_i(&r, 0, "n"), 3);
     assert_int_equal(cell_i(&r, 0, "pairs"), 3 * NSLOTS);
     sl_result_fini(&r);
-    query(f->cat,
+    query_db(f->cat, NULL,
           "SELECT stream_name, COUNT(*) AS n, MIN(slot_start) AS lo, MAX(slot_end) AS hi "
           "FROM information_schema.ins_stream_tasks GROUP BY stream_name ORDER BY stream_name",
           &r);
@@ -803,7 +694,7 @@ static void test_system_tables(void **state)
     }
     check_snodes(f, p, all_alive);
     check_tasks(f, f->sn, 3);
-    query(f->cat,
+    query_db(f->cat, NULL,
           "SELECT COUNT(*) AS n FROM information_schema.ins_stream_tasks WHERE status = 'stopped'",
           &r);
     int64_t runs2 = 1;
@@ -838,7 +729,7 @@ static void test_system_tables(void **state)
     const char *none_alive[] = {"dead", "dead", "dead"};
     check_snodes(f, p, none_alive);
     check_tasks(f, NULL, 0);
-    query(f->cat, "SELECT COUNT(*) AS n FROM information_schema.ins_stream_tasks", &r);
+    query_db(f->cat, NULL, "SELECT COUNT(*) AS n FROM information_schema.ins_stream_tasks", &r);
     assert_int_equal(cell_i(&r, 0, "n"), 3);
     sl_result_fini(&r);
     free(p);
@@ -914,10 +805,7 @@ static void cp_refused(fixture *f, uint32_t node, uint64_t epoch, uint64_t strea
                  (unsigned long long)epoch, (unsigned long long)stream, slot, rc, err.msg, code);
     }
     assert_int_equal(err.code, code);
-    char *after = snapshot(f->cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    expect_snapshot(before, f->cat);
 }
 
 static void test_checkpoints(void **state)
@@ -1007,7 +895,7 @@ static void test_checkpoints(void **state)
     expect_cp(f, s, slot, "third!", 6, 3, heir);
 
     /* durable */
-    reopen(f);
+    mcf_reopen(&f->head);
     expect_cp(f, s, slot, "third!", 6, 3, heir);
     expect_cp(f, s, slot0, "", 0, 2, owner0);
     assert_int_equal(sl_mcatalog_checkpoint_get(f->cat, s, slot + 1, &b, &e, &n, &err), 0);
@@ -1062,7 +950,7 @@ static const char *status_in_snodes(fixture *f, uint32_t id)
     snprintf(sql, sizeof(sql), "SELECT status FROM information_schema.ins_snodes WHERE id = %u",
              id);
     sl_result r;
-    query(f->cat, sql, &r);
+    query_db(f->cat, NULL, sql, &r);
     assert_int_equal(r.rows.nrows, 1);
     snprintf(buf, sizeof(buf), "%s", cell_s(&r, 0, "status"));
     sl_result_fini(&r);
@@ -1116,7 +1004,7 @@ static void test_drop_snode(void **state)
     assert_int_equal(sl_mcatalog_epoch(f->cat), 3);
 
     /* it stays dropped across a restart */
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_string_equal(status_in_snodes(f, d), "dropped");
     sl_error_clear(&err);
     assert_int_equal(sl_mcatalog_node_heartbeat(f->cat, d, T0 + 20, &err), SL_ESTATE);
@@ -1140,7 +1028,7 @@ static void test_drop_snode(void **state)
     assert_true(pairs_of(again, d) > 0);
     free(again);
     heartbeat(f, d, T0 + 40);
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_string_equal(status_in_snodes(f, d), "alive");
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 4);
@@ -1188,7 +1076,7 @@ static void test_leave(void **state)
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 3);
     /* it stays gone across a restart */
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_false(alive(f, l));
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 3);
@@ -1202,7 +1090,7 @@ static void test_restart(void **state)
 {
     fixture *f = *state;
     psnap *before = scene(f);
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_int_equal(sl_mcatalog_epoch(f->cat), 2);
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 2);
@@ -1212,7 +1100,7 @@ static void test_restart(void **state)
 
     /* a node dies before the restart and nobody placed since */
     sweep_kill(f, 1, T0 + 10000);
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_int_equal(sl_mcatalog_epoch(f->cat), 2);
     assert_false(alive(f, f->sn[1]));
     assert_true(place(f->cat));
@@ -1221,7 +1109,7 @@ static void test_restart(void **state)
     p = take(f->cat);
     expect_placement(p, rest, 2);
     free(p);
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_int_equal(sl_mcatalog_epoch(f->cat), 3);
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 3);
@@ -1233,7 +1121,7 @@ static void test_restart(void **state)
     heartbeat(f, f->sn[1], T0 + 10001);
     assert_true(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 4);
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_int_equal(sl_mcatalog_epoch(f->cat), 4);
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 4);
@@ -1245,11 +1133,11 @@ static void test_restart(void **state)
     ok(f->cat, "power", "STOP STREAM s3");
     assert_true(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 5);
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_false(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 5);
     ok(f->cat, "power", "START STREAM s3");
-    reopen(f);
+    mcf_reopen(&f->head);
     assert_true(place(f->cat));
     assert_int_equal(sl_mcatalog_epoch(f->cat), 6);
     free(before);
@@ -1282,18 +1170,18 @@ static void test_balance(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_new_catalog, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_place_initial, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sweep_and_revive, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stop_start, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_system_tables, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_heartbeat_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_checkpoints, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_checkpoint_unowned, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drop_snode, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_leave, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_balance, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_catalog, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_place_initial, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_and_revive, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_stop_start, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_system_tables, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_heartbeat_errors, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoints, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoint_unowned, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_drop_snode, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_leave, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_restart, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_balance, setup, mcf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,63 +24,20 @@
 #include <cmocka.h>
 
 #include "common/sql/parser.h"
+#include "mcatalog_fixture.h"
 #include "mnode/catalog.h"
 
-#define NOW_MS INT64_C(1700000000000)
 #define T0 INT64_C(5000000)
 #define NSLOTS 256
 #define NONE UINT64_MAX /* expect: no answer */
 
-static int64_t test_clock(void *ud)
-{
-    (void)ud;
-    return NOW_MS;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 typedef struct fixture {
-    char dir[64];
-    sl_mcatalog *cat;
+    MCF_HEAD;
     uint32_t vnode, snode;
     uint32_t vg1, vg2; /* power's vgroups */
     uint32_t vg3;      /* other's */
     uint64_t s1, s2, s3, x4, p5;
 } fixture;
-
-static sl_mcatalog *open_at(const char *dir)
-{
-    sl_mcatalog_options o = {.now_ms = test_clock};
-    sl_mcatalog *cat = NULL;
-    sl_error err;
-    sl_error_clear(&err);
-    if (sl_mcatalog_open(&cat, dir, &o, &err) != 0)
-        fail_msg("open %s: %s", dir, err.msg);
-    return cat;
-}
-
-static void ok(sl_mcatalog *cat, const char *db, const char *sql)
-{
-    sl_parse_result *pr = NULL;
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = sl_parse(sql, strlen(sql), &pr, &err);
-    if (rc == 0) {
-        sl_ddl_result c;
-        rc = sl_mcatalog_exec_ddl(cat, pr->stmts[0], db, &c, &err);
-        if (rc == 0)
-            sl_ddl_result_fini(&c);
-    }
-    sl_parse_result_free(pr);
-    if (rc != 0)
-        fail_msg("failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-}
 
 static void place(sl_mcatalog *cat)
 {
@@ -125,10 +82,8 @@ static uint32_t db_vgroup(sl_mcatalog *cat, const char *db, uint32_t i)
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
-    snprintf(f->dir, sizeof(f->dir), "/tmp/sl-mclw-XXXXXX");
-    if (f == NULL || mkdtemp(f->dir) == NULL)
+    if (f == NULL || open_temp(f->dir, sizeof(f->dir), "/tmp/sl-mclw-XXXXXX", &f->cat) != 0)
         return -1;
-    f->cat = open_at(f->dir);
     sl_error err;
     sl_error_clear(&err);
     if (sl_mcatalog_node_register(f->cat, SL_MC_VNODE, "127.0.0.1:6100", T0, &f->vnode, &err) ||
@@ -167,19 +122,9 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    sl_mcatalog_close(f->cat);
-    nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(f);
-    return 0;
-}
-
 static void reopen(fixture *f)
 {
-    sl_mcatalog_close(f->cat);
-    f->cat = open_at(f->dir);
+    mcf_reopen(&f->head);
     place(f->cat);
 }
 
@@ -522,13 +467,13 @@ static void test_persistence(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_initial, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_minima, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stop_drop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drop_database, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_persistence, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_initial, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_minima, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_garbage, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_refused, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_stop_drop, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_drop_database, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_persistence, setup, mcf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

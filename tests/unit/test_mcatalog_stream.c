@@ -22,41 +22,14 @@
 #include "common/exec/ddl.h"
 #include "common/sql/parser.h"
 #include "common/sql/stream_check.h"
+#include "mcatalog_fixture.h"
 #include "mnode/catalog.h"
 
-#define NOW_MS INT64_C(1700000000000)
-
-static int64_t test_clock(void *ud)
-{
-    (void)ud;
-    return NOW_MS;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 typedef struct fixture {
-    char dir[64];
-    sl_mcatalog *cat;
+    MCF_HEAD;
 } fixture;
 
-static sl_mcatalog *open_at(const char *dir)
-{
-    sl_mcatalog_options o = {.now_ms = test_clock};
-    sl_mcatalog *cat = NULL;
-    sl_error err;
-    sl_error_clear(&err);
-    if (sl_mcatalog_open(&cat, dir, &o, &err) != 0)
-        fail_msg("open %s: %s", dir, err.msg);
-    return cat;
-}
-
-/* The changes of the last successful DDL statement run() executed. */
+/* The changes of the last successful DDL statement executed (ddl_hook). */
 #define MAX_CHANGES 8
 static struct {
     int n;
@@ -83,102 +56,23 @@ static void note_changes(const sl_ddl_result *c)
     }
 }
 
-static int run(sl_mcatalog *cat, const char *db, const char *sql, sl_result *res, sl_error *err)
+/* After every DDL statement: only CREATE STREAM ... INTO changes tables, a refusal none. */
+static void ddl_hook(int kind, int rc, const sl_ddl_result *c)
 {
-    sl_parse_result *pr = NULL;
-    sl_error_clear(err);
-    sl_result_init(res);
-    int rc = sl_parse(sql, strlen(sql), &pr, err);
-    if (rc != 0)
-        return rc;
-    const sl_stmt *st = pr->stmts[0];
-    if (st->kind == SL_STMT_SHOW || st->kind == SL_STMT_SELECT) {
-        rc = sl_mcatalog_query(cat, st, db, res, err);
+    if (rc == 0) {
+        if (kind > (int)SL_STMT_CREATE_STREAM)
+            assert_int_equal(c->nchanges, 0);
+        note_changes(c);
     } else {
-        sl_ddl_result c;
-        rc = sl_mcatalog_exec_ddl(cat, st, db, &c, err);
-        if (rc == 0) {
-            /* Only CREATE STREAM ... INTO changes tables. */
-            if (st->kind > SL_STMT_CREATE_STREAM)
-                assert_int_equal(c.nchanges, 0);
-            note_changes(&c);
-            sl_ddl_result_fini(&c);
-        } else {
-            assert_int_equal(c.nchanges, 0);
-        }
+        assert_int_equal(c->nchanges, 0);
     }
-    sl_parse_result_free(pr);
-    return rc;
-}
-
-static void ok(sl_mcatalog *cat, const char *db, const char *sql)
-{
-    sl_error err;
-    sl_result r;
-    int rc = run(cat, db, sql, &r, &err);
-    sl_result_fini(&r);
-    if (rc != 0)
-        fail_msg("failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-}
-
-static char *snapshot(sl_mcatalog *cat)
-{
-    sl_buf b;
-    sl_buf_init(&b);
-    assert_int_equal(sl_mcatalog_dump(cat, &b), 0);
-    sl_error err;
-    sl_error_clear(&err);
-    assert_int_equal(sl_mcatalog_dump_stored(cat, &b, &err), 0);
-    sl_buf_put_u8(&b, 0);
-    return (char *)b.data;
-}
-
-static void refused(sl_mcatalog *cat, const char *db, const char *sql, int code, const char *msg)
-{
-    char *before = snapshot(cat);
-    sl_error err;
-    sl_result r;
-    int rc = run(cat, db, sql, &r, &err);
-    sl_result_fini(&r);
-    if (rc != code || strcmp(err.msg, msg) != 0)
-        fail_msg("sql: %s\n  got  %d '%s'\n  want %d '%s'", sql, rc, err.msg, code, msg);
-    char *after = snapshot(cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
-}
-
-static char *formatted(sl_mcatalog *cat, const char *db, const char *sql)
-{
-    sl_error err;
-    sl_result r;
-    int rc = run(cat, db, sql, &r, &err);
-    if (rc != 0)
-        fail_msg("failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-    sl_buf b;
-    sl_buf_init(&b);
-    assert_int_equal(sl_result_format(&r, &b), 0);
-    sl_buf_put_u8(&b, 0);
-    sl_result_fini(&r);
-    return (char *)b.data;
-}
-
-static void check_format(sl_mcatalog *cat, const char *db, const char *sql, const char *want)
-{
-    char *got = formatted(cat, db, sql);
-    if (strcmp(got, want) != 0)
-        fail_msg("sql: %s\n--- got:\n%s--- want:\n%s", sql, got, want);
-    free(got);
 }
 
 /* The number of rows of a query. */
 static int64_t nrows(sl_mcatalog *cat, const char *db, const char *sql)
 {
-    sl_error err;
     sl_result r;
-    int rc = run(cat, db, sql, &r, &err);
-    if (rc != 0)
-        fail_msg("failed (%d): %s\n  sql: %s", rc, err.msg, sql);
+    query_db(cat, db, sql, &r);
     int64_t n = r.rows.nrows;
     sl_result_fini(&r);
     return n;
@@ -203,10 +97,9 @@ static const char *S3 = "CREATE STREAM other PERIOD(1d) INTO o3 AS SELECT _tloca
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
-    snprintf(f->dir, sizeof(f->dir), "/tmp/sl-mcst-XXXXXX");
-    if (mkdtemp(f->dir) == NULL)
+    g_ddl_hook = ddl_hook;
+    if (open_temp(f->dir, sizeof(f->dir), "/tmp/sl-mcst-XXXXXX", &f->cat) != 0)
         return -1;
-    f->cat = open_at(f->dir);
     uint32_t id;
     sl_error err;
     sl_error_clear(&err);
@@ -222,24 +115,11 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    sl_mcatalog_close(f->cat);
-    nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(f);
-    return 0;
-}
-
 static void reopen(fixture *f)
 {
     char *before = snapshot(f->cat);
-    sl_mcatalog_close(f->cat);
-    f->cat = open_at(f->dir);
-    char *after = snapshot(f->cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    mcf_reopen(&f->head);
+    expect_snapshot(before, f->cat);
 }
 
 static void test_create(void **state)
@@ -256,10 +136,7 @@ static void test_create(void **state)
     ok(f->cat, "power",
        "CREATE STREAM IF NOT EXISTS s1 PERIOD(1d) INTO o AS SELECT _tlocaltime, COUNT(*) "
        "FROM meters");
-    char *after = snapshot(f->cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    expect_snapshot(before, f->cat);
     /* Qualified name, no current database; the same name in another database is fine. */
     ok(f->cat, NULL, "CREATE STREAM other.s1 PERIOD(1d) INTO o AS SELECT _tlocaltime, COUNT(*) "
                      "FROM power.meters");
@@ -427,7 +304,7 @@ static void test_show_create_round_trip(void **state)
         snprintf(q, sizeof(q), "SHOW CREATE STREAM power.%s", names[i]);
         sl_error err;
         sl_result r;
-        assert_int_equal(run(f->cat, NULL, q, &r, &err), 0);
+        assert_int_equal(cat_run(f->cat, NULL, q, NULL, &r, &err), 0);
         assert_int_equal(r.ncols, 2);
         assert_string_equal(r.names[1], "create_stream");
         assert_int_equal(r.rows.nrows, 1);
@@ -734,10 +611,7 @@ static void test_out_existing(void **state)
        "CREATE STREAM IF NOT EXISTS e1 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO fresh AS "
        "SELECT _twstart, COUNT(*) FROM %%trows");
     assert_int_equal(last.n, 0);
-    char *after = snapshot(f->cat);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
+    expect_snapshot(before, f->cat);
 }
 
 /* Every refusal leaves the catalog as it was (refused() compares the dumps). */
@@ -868,19 +742,19 @@ static void test_out_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_create, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_start_stop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_show, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_show_create_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ins_streams, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_drop_database, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_normal, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_super, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_placeholders, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_existing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_validation, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_drop, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_start_stop, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_show, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_show_create_round_trip, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_ins_streams, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_drop_database, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_out_normal, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_out_super, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_out_placeholders, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_out_existing, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_out_refused, setup, mcf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

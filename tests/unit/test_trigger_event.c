@@ -23,59 +23,24 @@
 
 #include "common/sql/parser.h"
 #include "snode/trigger/trigger.h"
-
-static const sl_field ev_cols[] = {{"ts", SL_T_TIMESTAMP, 0},
-                                   {"a", SL_T_INT, 0},
-                                   {"b", SL_T_INT, 0},
-                                   {"s", SL_T_VARCHAR, 16},
-                                   {"c", SL_T_BIGINT, 0}};
-static const sl_field ev_tags[] = {{"tg", SL_T_INT, 0}};
-static const sl_table_meta ev_meta = {SL_TABLE_SUPER, "db", "st", SL_PREC_MS, 5, ev_cols, 1,
-                                      ev_tags};
-
-#define N_ INT32_MIN /* NULL */
-
-typedef struct row {
-    double ts;
-    int32_t a, b;
-    int kind;
-} row;
-#define R1(t, a) {t, a, 0, 0}
-#define R2(t, a, b) {t, a, b, 0}
-
-typedef struct he {
-    sl_parse_result *pr;
-    sl_trig_def *def;
-    sl_trig *t;
-    sl_buf log;
-    bool fields;
-    const char *sql;
-} he;
-
-static void fmt_time(sl_buf *b, int64_t ms)
-{
-    if (ms % 1000 == 0)
-        sl_buf_printf(b, " %lld", (long long)(ms / 1000));
-    else
-        sl_buf_printf(b, " %.3f", (double)ms / 1000.0);
-}
+#include "test_trigger_util.h"
 
 static int he_emit(void *ud, const sl_trig_event *ev)
 {
-    he *h = ud;
+    sw *h = ud;
     sl_buf *b = &h->log;
     bool open = ev->type == SL_TRIG_EV_WINDOW_OPEN;
     sl_buf_printf(b, "%s", open                                   ? "OPEN"
                            : ev->type == SL_TRIG_EV_WINDOW_CLOSE ? "CLOSE"
                            : ev->type == SL_TRIG_EV_WINDOW_INVALIDATION ? "INV"
                                                                   : "EV?");
-    fmt_time(b, ev->wstart);
+    sw_fmt_time(b, ev->wstart);
     if (!open) {
-        fmt_time(b, ev->wend);
+        sw_fmt_time(b, ev->wend);
         sl_buf_printf(b, " %llu", (unsigned long long)ev->rownum);
     }
     sl_buf_printf(b, " %d %d", ev->window_index, ev->condition_index);
-    if (h->fields && ev->nfields > 0 && ev->type != SL_TRIG_EV_WINDOW_INVALIDATION) {
+    if (h->verbose && ev->nfields > 0 && ev->type != SL_TRIG_EV_WINDOW_INVALIDATION) {
         sl_buf_printf(b, " {");
         for (int i = 0; i < ev->nfields; i++) {
             char tmp[64];
@@ -89,120 +54,10 @@ static int he_emit(void *ud, const sl_trig_event *ev)
     return 0;
 }
 
-static int he_build(he *h, const char *sql, sl_trig_def **def, sl_error *err)
-{
-    char full[1024];
-    snprintf(full, sizeof full, "%s NOTIFY('ws://x')", sql);
-    sl_error perr;
-    sl_error_clear(&perr);
-    if (!h->pr && sl_parse(full, strlen(full), &h->pr, &perr) != 0)
-        fail_msg("parse of \"%s\" failed: %s", full, perr.msg);
-    const sl_create_stream *cs = &h->pr->stmts[0]->u.create_stream;
-    sl_trig_def_opts o = {.stream_id = 12, .table = &ev_meta, .precision = SL_PREC_MS};
-    sl_error_clear(err);
-    return sl_trig_def_build(cs, &o, def, err);
-}
+static const sw_kind EVENT = {.emit = he_emit, .stream_id = 12, .gid = 3, .fixed_s = "x"};
 
-static void he_open(he *h, const char *sql, bool fields)
-{
-    memset(h, 0, sizeof *h);
-    h->fields = fields;
-    h->sql = sql;
-    sl_error err;
-    if (he_build(h, sql, &h->def, &err) != 0)
-        fail_msg("build of \"%s\" failed: %s", sql, err.msg);
-    if (sl_trig_open(&h->t, h->def, NULL, &err) != 0)
-        fail_msg("open failed: %s", err.msg);
-}
-
-static void he_close(he *h)
-{
-    sl_trig_close(h->t);
-    sl_trig_def_free(h->def);
-    sl_parse_result_free(h->pr);
-    sl_buf_fini(&h->log);
-    memset(h, 0, sizeof *h);
-}
-
-static void he_restart(he *h)
-{
-    sl_buf ck = {0};
-    sl_error err;
-    if (sl_trig_checkpoint(h->t, &ck, &err) != 0)
-        fail_msg("checkpoint failed: %s", err.msg);
-    sl_trig_close(h->t);
-    sl_trig_def_free(h->def);
-    if (he_build(h, h->sql, &h->def, &err) != 0)
-        fail_msg("rebuild failed: %s", err.msg);
-    if (sl_trig_open(&h->t, h->def, NULL, &err) != 0)
-        fail_msg("open failed: %s", err.msg);
-    if (sl_trig_restore(h->t, ck.data, ck.len, &err) != 0)
-        fail_msg("restore failed: %s", err.msg);
-    sl_buf_fini(&ck);
-}
-
-static void he_feed(he *h, const row *rows, int n)
-{
-    sl_block b;
-    sl_block_init(&b);
-    sl_block_add_column(&b, SL_T_TIMESTAMP, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    sl_block_add_column(&b, SL_T_VARCHAR, 16);
-    sl_block_add_column(&b, SL_T_BIGINT, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    uint8_t kinds[64];
-    assert_true(n <= 64);
-    for (int i = 0; i < n; i++) {
-        sl_column_append_i64(&b.cols[0], (int64_t)(rows[i].ts * 1000.0 + 0.5));
-        if (rows[i].a == N_)
-            sl_column_append_null(&b.cols[1]);
-        else
-            sl_column_append_i64(&b.cols[1], rows[i].a);
-        if (rows[i].b == N_)
-            sl_column_append_null(&b.cols[2]);
-        else
-            sl_column_append_i64(&b.cols[2], rows[i].b);
-        sl_column_append_str(&b.cols[3], "x", 1);
-        sl_column_append_i64(&b.cols[4], 0);
-        kinds[i] = (uint8_t)rows[i].kind;
-    }
-    sl_value tg = sl_value_int(SL_T_INT, 0);
-    sl_column_set_const(&b.cols[5], &tg, (uint32_t)n);
-    sl_block_seal(&b);
-    sl_trig_input in = {.group_id = 3, .rows = &b, .kinds = kinds};
-    sl_trig_sink s = {.emit = he_emit, .ud = h};
-    sl_error err;
-    if (sl_trig_feed(h->t, &in, &s, &err) != 0)
-        fail_msg("feed failed: %s", err.msg);
-    sl_block_fini(&b);
-}
-
-#define he_expect(h, want) he_expect_at(h, want, __LINE__)
-static void he_expect_at(he *h, const char *want, int line)
-{
-    const char *got = h->log.len ? (const char *)h->log.data : "";
-    if (strlen(got) != strlen(want) || memcmp(got, want, strlen(want)) != 0)
-        fail_msg("line %d: events differ\n--- want\n%s--- got\n%.*s---", line, want,
-                 (int)h->log.len, got);
-    sl_buf_reset(&h->log);
-}
-
-#define run(sql, fields, want, ...)                                                       \
-    do {                                                                                  \
-        const row rows_[] = {__VA_ARGS__};                                                \
-        run_at(sql, fields, want, rows_, (int)(sizeof rows_ / sizeof rows_[0]), __LINE__); \
-    } while (0)
-static void run_at(const char *sql, bool fields, const char *want, const row *rows, int n,
-                   int line)
-{
-    he h;
-    he_open(&h, sql, fields);
-    for (int i = 0; i < n; i++)
-        he_feed(&h, &rows[i], 1);
-    he_expect_at(&h, want, line);
-    he_close(&h);
-}
+typedef sw_row row;
+#define run(sql, fields, want, ...) SW_RUN(&EVENT, sql, fields, want, __VA_ARGS__)
 
 #define TAIL " FROM st PARTITION BY tbname"
 #define OC " STREAM_OPTIONS(EVENT_TYPE(WINDOW_OPEN|WINDOW_CLOSE))"
@@ -314,26 +169,26 @@ static void test_multi_parent_sub(void **st)
 static void test_out_of_order(void **st)
 {
     (void)st;
-    he h;
-    he_open(&h, PLAIN TAIL " STREAM_OPTIONS(DELETE_RECALC)", false);
+    sw h;
+    sw_open(&h, &EVENT, PLAIN TAIL " STREAM_OPTIONS(DELETE_RECALC)", false);
     const row r[] = {R1(0, 12), R1(2, 3), R1(4, 20), R1(6, 2)};
-    he_feed(&h, r, 4);
-    he_expect(&h, "CLOSE 0 2 2 -1 1\nCLOSE 4 6 2 -1 1\n");
+    sw_feed(&h, r, 4);
+    sw_expect(&h, "CLOSE 0 2 2 -1 1\nCLOSE 4 6 2 -1 1\n");
     const row l1[] = {R1(1, 1)};
-    he_feed(&h, l1, 1);
-    he_expect(&h, "INV 0 2 2 -1 1\nCLOSE 0 1 2 -1 1\n");
+    sw_feed(&h, l1, 1);
+    sw_expect(&h, "INV 0 2 2 -1 1\nCLOSE 0 1 2 -1 1\n");
     const row l2[] = {R1(3, 11)};
-    he_feed(&h, l2, 1);
-    he_expect(&h, "INV 4 6 2 -1 1\nCLOSE 3 6 3 -1 1\n");
+    sw_feed(&h, l2, 1);
+    sw_expect(&h, "INV 4 6 2 -1 1\nCLOSE 3 6 3 -1 1\n");
     /* A duplicate of a row inside an emitted window recomputes it (same bounds). */
     const row dup[] = {R1(4, 20)};
-    he_feed(&h, dup, 1);
-    he_expect(&h, "INV 3 6 3 -1 1\nCLOSE 3 6 3 -1 1\n");
+    sw_feed(&h, dup, 1);
+    sw_expect(&h, "INV 3 6 3 -1 1\nCLOSE 3 6 3 -1 1\n");
     /* Deleting the closing row at 1 merges the first window up to the row at 2. */
-    const row del[] = {{1, 0, 0, SL_TRIG_ROW_DELETE}};
-    he_feed(&h, del, 1);
-    he_expect(&h, "INV 0 1 2 -1 1\nCLOSE 0 2 2 -1 1\n");
-    he_close(&h);
+    const row del[] = {{1, 0, 0, NULL, SL_TRIG_ROW_DELETE}};
+    sw_feed(&h, del, 1);
+    sw_expect(&h, "INV 0 1 2 -1 1\nCLOSE 0 2 2 -1 1\n");
+    sw_close(&h);
 }
 
 /* Windows re-emitted after a late row carry what a first emission carries: the opening
@@ -341,42 +196,34 @@ static void test_out_of_order(void **st)
 static void test_recalc_fields(void **st)
 {
     (void)st;
-    he h;
-    he_open(&h, PLAIN TAIL OC, true);
+    sw h;
+    sw_open(&h, &EVENT, PLAIN TAIL OC, true);
     const row r[] = {R1(0, 12), R1(2, 3), R1(4, 20), R1(6, 2)};
-    he_feed(&h, r, 4);
-    he_expect(&h, "OPEN 0 -1 0 {a=12}\nCLOSE 0 2 2 -1 1 {a=3}\nOPEN 4 -1 0 {a=20}\n"
+    sw_feed(&h, r, 4);
+    sw_expect(&h, "OPEN 0 -1 0 {a=12}\nCLOSE 0 2 2 -1 1 {a=3}\nOPEN 4 -1 0 {a=20}\n"
                   "CLOSE 4 6 2 -1 1 {a=2}\n");
     const row l[] = {R1(3, 11)};
-    he_feed(&h, l, 1);
-    he_expect(&h, "INV 4 6 2 -1 1\nOPEN 3 -1 0 {a=11}\nCLOSE 3 6 3 -1 1 {a=2}\n");
-    he_close(&h);
+    sw_feed(&h, l, 1);
+    sw_expect(&h, "INV 4 6 2 -1 1\nOPEN 3 -1 0 {a=11}\nCLOSE 3 6 3 -1 1 {a=2}\n");
+    sw_close(&h);
     /* Multi-start: the re-emitted parent and sub-windows keep their conditions and fields. */
-    he_open(&h, MULTI ")" TAIL OC, true);
+    sw_open(&h, &EVENT, MULTI ")" TAIL OC, true);
     const row m[] = {R1(0, 95), R1(1, 70), R1(3, 10)};
-    he_feed(&h, m, 3);
-    he_expect(&h, "OPEN 0 -1 0 {a=95}\nOPEN 0 0 0 {a=95}\nCLOSE 0 0 1 0 1 {a=70}\n"
+    sw_feed(&h, m, 3);
+    sw_expect(&h, "OPEN 0 -1 0 {a=95}\nOPEN 0 0 0 {a=95}\nCLOSE 0 0 1 0 1 {a=70}\n"
                   "OPEN 1 1 1 {a=70}\nCLOSE 1 1 1 1 -1 {a=10}\nCLOSE 0 1 2 -1 -1 {a=10}\n");
     const row ml[] = {R1(2, 99)};
-    he_feed(&h, ml, 1);
+    sw_feed(&h, ml, 1);
     /* Sub-window 1 keeps its bounds but now closes on condition 0 (a=99): re-emitted.
      * Re-emission goes by window start (parent before its sub-windows). */
-    he_expect(&h, "INV 0 1 2 -1 -1\nINV 1 1 1 1 -1\nCLOSE 0 2 3 -1 -1 {a=10}\n"
+    sw_expect(&h, "INV 0 1 2 -1 -1\nINV 1 1 1 1 -1\nCLOSE 0 2 3 -1 -1 {a=10}\n"
                   "CLOSE 1 1 1 1 0 {a=99}\nOPEN 2 2 0 {a=99}\nCLOSE 2 2 1 2 -1 {a=10}\n");
-    he_close(&h);
+    sw_close(&h);
 }
 
 static void refuse(const char *sql, const char *part)
 {
-    he h;
-    memset(&h, 0, sizeof h);
-    sl_trig_def *def = NULL;
-    sl_error err;
-    if (he_build(&h, sql, &def, &err) == 0)
-        fail_msg("\"%s\" was accepted", sql);
-    if (!strstr(err.msg, part))
-        fail_msg("\"%s\": message \"%s\" lacks \"%s\"", sql, err.msg, part);
-    sl_parse_result_free(h.pr);
+    sw_refuse(&EVENT, sql, part);
 }
 
 static void test_refusals(void **st)
@@ -394,12 +241,6 @@ static void test_refusals(void **st)
            "START WITH condition 3 is not a boolean");
 }
 
-static uint64_t rng_state;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng_state >> 33) % n;
-}
 
 /* ---------------------------------------------- random: plain form vs brute force */
 
@@ -478,17 +319,17 @@ static void random_event(int sn, int en, int tf_cnt, int64_t tf_ms, int expired_
         snprintf(opt, sizeof opt, " STREAM_OPTIONS(EXPIRED_TIME(%ds))", expired_s);
     snprintf(sql, sizeof sql, "CREATE STREAM s EVENT_WINDOW(START WITH a > 60 END WITH a < 20)%s"
              TAIL "%s", tf, opt);
-    rng_state = seed;
+    sw_rng_state = seed;
     enum { NR = 500 };
     static int32_t base[NR + 8];
     static row feed[2 * NR + 16];
     int order[NR], nf = 0;
     for (int i = 0; i < NR; i++) {
-        base[i] = (int32_t)rnd(100);
+        base[i] = (int32_t)sw_rnd(100);
         order[i] = i;
     }
     for (int q = 0; q < NR / 3; q++) {
-        int i = (int)rnd(NR - 1), j = i + 1 + (int)rnd(4);
+        int i = (int)sw_rnd(NR - 1), j = i + 1 + (int)sw_rnd(4);
         if (j >= NR)
             j = NR - 1;
         int t = order[i];
@@ -497,8 +338,8 @@ static void random_event(int sn, int en, int tf_cnt, int64_t tf_ms, int expired_
     }
     for (int q = 0; q < NR; q++) {
         feed[nf++] = (row)R1(order[q], base[order[q]]);
-        if (q > 0 && rnd(8) == 0)
-            feed[nf++] = (row)R1(order[rnd((uint32_t)q)], (int32_t)rnd(100));
+        if (q > 0 && sw_rnd(8) == 0)
+            feed[nf++] = (row)R1(order[sw_rnd((uint32_t)q)], (int32_t)sw_rnd(100));
     }
     /* Close what is open: en end rows, then a neutral row. */
     for (int q = 0; q < en; q++)
@@ -525,10 +366,10 @@ static void random_event(int sn, int en, int tf_cnt, int64_t tf_ms, int expired_
             fts[n] = (int64_t)q * 1000;
             fa[n++] = base[q];
         }
-    he h;
-    he_open(&h, sql, false);
+    sw h;
+    sw_open(&h, &EVENT, sql, false);
     for (int q = 0; q < nf; q++)
-        he_feed(&h, &feed[q], 1);
+        sw_feed(&h, &feed[q], 1);
     /* Emitted windows: CLOSE adds, INV removes. */
     static rw got[2 * NR], ref[NR];
     int ng = 0;
@@ -580,23 +421,14 @@ static void random_event(int sn, int en, int tf_cnt, int64_t tf_ms, int expired_
                  q < nr ? (long long)ref[q].start : -1, q < nr ? (long long)ref[q].end : -1,
                  q < nr ? ref[q].rows : 0);
     }
-    he_close(&h);
+    sw_close(&h);
 }
 
-
-/* TRIG_RANDOM_SCALE=n (environment) multiplies the randomized iterations for a local
- * shake-out run; the default (1) keeps the suite fast. */
-static int rand_scale(void)
-{
-    const char *e = getenv("TRIG_RANDOM_SCALE");
-    int n = e ? atoi(e) : 1;
-    return n > 0 ? n : 1;
-}
 
 static void test_random_reference(void **st)
 {
     (void)st;
-    for (uint64_t seed = 1; seed <= 20 * (uint64_t)rand_scale(); seed++) {
+    for (uint64_t seed = 1; seed <= 20 * (uint64_t)sw_rand_scale(); seed++) {
         random_event(1, 1, 0, 0, 0, seed);
         random_event(2, 1, 0, 0, 0, seed + 100);
         random_event(1, 2, 2, 0, 0, seed + 200);
@@ -613,36 +445,20 @@ static void ckpt_run(const char *sql, uint64_t seed)
 {
     enum { NR = 300 };
     row rows[NR];
-    rng_state = seed;
+    sw_rng_state = seed;
     for (int i = 0; i < NR; i++) {
         double t = i;
-        if (i > 3 && rnd(6) == 0)
-            t = i - 1 - (int)rnd(3);
-        rows[i] = (row)R2(t, (int32_t)rnd(100), (int32_t)rnd(4));
-        if (rnd(20) == 0)
+        if (i > 3 && sw_rnd(6) == 0)
+            t = i - 1 - (int)sw_rnd(3);
+        rows[i] = (row)R2(t, (int32_t)sw_rnd(100), (int32_t)sw_rnd(4));
+        if (sw_rnd(20) == 0)
             rows[i].a = N_;
-        if (i > 10 && rnd(25) == 0) {
+        if (i > 10 && sw_rnd(25) == 0) {
             rows[i].kind = SL_TRIG_ROW_DELETE;
             rows[i].ts = i - 2;
         }
     }
-    he a, b;
-    he_open(&a, sql, true);
-    he_open(&b, sql, true);
-    for (int i = 0; i < NR; i++) {
-        he_feed(&a, &rows[i], 1);
-        he_feed(&b, &rows[i], 1);
-        he_restart(&b);
-        if (a.log.len != b.log.len ||
-            (a.log.len && memcmp(a.log.data, b.log.data, a.log.len) != 0))
-            fail_msg("%s: after row %d the restored run differs\n--- uninterrupted\n%.*s"
-                     "--- restored\n%.*s",
-                     sql, i, (int)a.log.len, (const char *)a.log.data, (int)b.log.len,
-                     (const char *)b.log.data);
-    }
-    assert_true(a.log.len > 0);
-    he_close(&a);
-    he_close(&b);
+    sw_ckpt_check(&EVENT, sql, rows, NR);
 }
 
 static void test_checkpoint_every_row(void **st)
@@ -655,7 +471,7 @@ static void test_checkpoint_every_row(void **st)
              2);
     ckpt_run(MULTI3 " END WITH b = 3) TRUE_FOR(1s)" TAIL OC, 3);
     ckpt_run(MULTI3 ")" TAIL " STREAM_OPTIONS(DELETE_RECALC)", 4);
-    for (int x = 1; x < rand_scale(); x++) {
+    for (int x = 1; x < sw_rand_scale(); x++) {
         ckpt_run(MULTI3 " END WITH b = 3) TRUE_FOR(1s)" TAIL OC, 1000 + (uint64_t)x);
         ckpt_run("CREATE STREAM s EVENT_WINDOW(START WITH a > 60 END WITH a < 20)" TAIL
                  " STREAM_OPTIONS(DELETE_RECALC|EVENT_TYPE(WINDOW_OPEN|WINDOW_CLOSE))",

@@ -349,18 +349,9 @@ static void rm_rf(const char *dir)
 }
 
 
-/* TRIG_RANDOM_SCALE=n (environment) multiplies the randomized iterations for a local
- * shake-out run; the default (1) keeps the suite fast. */
-static int rand_scale(void)
-{
-    const char *e = getenv("TRIG_RANDOM_SCALE");
-    int n = e ? atoi(e) : 1;
-    return n > 0 ? n : 1;
-}
-
 static void run_kind(rkind k, int trials)
 {
-    trials *= rand_scale();
+    trials *= sw_rand_scale();
     for (int t = 0; t < trials; t++) {
         uint64_t seed = 0x1234567ull + (uint64_t)t * 7919 + (uint64_t)k * 1000003;
         rs = seed * 2654435761u + 1;

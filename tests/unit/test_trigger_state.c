@@ -24,38 +24,7 @@
 
 #include "common/sql/parser.h"
 #include "snode/trigger/trigger.h"
-
-static const sl_field st_cols[] = {{"ts", SL_T_TIMESTAMP, 0},
-                                   {"a", SL_T_INT, 0},
-                                   {"b", SL_T_INT, 0},
-                                   {"s", SL_T_VARCHAR, 16},
-                                   {"c", SL_T_BIGINT, 0}};
-static const sl_field st_tags[] = {{"tg", SL_T_INT, 0}};
-static const sl_table_meta st_meta = {SL_TABLE_SUPER, "db", "st", SL_PREC_MS, 5, st_cols, 1,
-                                      st_tags};
-
-#define N_ INT32_MIN /* a / b value meaning NULL */
-#define XS "\x01"    /* s value meaning NULL */
-#define R1(t, a) {t, a, 0, NULL, 0}
-#define R2(t, a, b) {t, a, b, NULL, 0}
-#define RS(t, a, str) {t, a, 0, str, 0}
-
-typedef struct row {
-    double ts;     /* seconds */
-    int32_t a, b;  /* N_: NULL */
-    const char *s; /* NULL or XS: NULL */
-    int kind;      /* sl_trig_row_kind */
-} row;
-
-typedef struct hs {
-    sl_parse_result *pr;
-    sl_trig_def *def;
-    sl_trig *t;
-    sl_buf log;
-    bool states;     /* print state values */
-    int32_t tag;
-    const char *sql;
-} hs;
+#include "test_trigger_util.h"
 
 static void fmt_state(sl_buf *b, int n, const sl_value *v)
 {
@@ -72,23 +41,15 @@ static void fmt_state(sl_buf *b, int n, const sl_value *v)
     sl_buf_printf(b, "]");
 }
 
-static void fmt_time(sl_buf *b, int64_t ms)
-{
-    if (ms % 1000 == 0)
-        sl_buf_printf(b, " %lld", (long long)(ms / 1000));
-    else
-        sl_buf_printf(b, " %.3f", (double)ms / 1000.0);
-}
-
 static int hs_emit(void *ud, const sl_trig_event *ev)
 {
-    hs *h = ud;
+    sw *h = ud;
     sl_buf *b = &h->log;
     switch (ev->type) {
     case SL_TRIG_EV_WINDOW_OPEN:
         sl_buf_printf(b, "OPEN");
-        fmt_time(b, ev->wstart);
-        if (h->states) {
+        sw_fmt_time(b, ev->wstart);
+        if (h->verbose) {
             fmt_state(b, ev->nstate, ev->prev_state);
             fmt_state(b, ev->nstate, ev->cur_state);
         }
@@ -96,11 +57,11 @@ static int hs_emit(void *ud, const sl_trig_event *ev)
     case SL_TRIG_EV_WINDOW_CLOSE:
     case SL_TRIG_EV_WINDOW_INVALIDATION:
         sl_buf_printf(b, "%s", ev->type == SL_TRIG_EV_WINDOW_CLOSE ? "CLOSE" : "INV");
-        fmt_time(b, ev->wstart);
-        fmt_time(b, ev->wend);
+        sw_fmt_time(b, ev->wstart);
+        sw_fmt_time(b, ev->wend);
         sl_buf_printf(b, " %llu", (unsigned long long)ev->rownum);
         assert_int_equal(ev->wduration, ev->wend - ev->wstart);
-        if (h->states && ev->type == SL_TRIG_EV_WINDOW_CLOSE) {
+        if (h->verbose && ev->type == SL_TRIG_EV_WINDOW_CLOSE) {
             fmt_state(b, ev->nstate, ev->cur_state);
             fmt_state(b, ev->nstate, ev->next_state);
         }
@@ -114,144 +75,10 @@ static int hs_emit(void *ud, const sl_trig_event *ev)
     return 0;
 }
 
-static sl_trig_sink hs_sink(hs *h)
-{
-    return (sl_trig_sink){.emit = hs_emit, .ud = h};
-}
+static const sw_kind STATE = {.emit = hs_emit, .stream_id = 11, .gid = 0, .c_mul = 3};
 
-static int hs_build(hs *h, const char *sql, sl_trig_def **def, sl_error *err)
-{
-    sl_error perr;
-    sl_error_clear(&perr);
-    char full[1024];
-    snprintf(full, sizeof full, "%s NOTIFY('ws://x')", sql); /* a stream must do something */
-    if (!h->pr && sl_parse(full, strlen(full), &h->pr, &perr) != 0)
-        fail_msg("parse of \"%s\" failed: %s", full, perr.msg);
-    const sl_create_stream *cs = &h->pr->stmts[0]->u.create_stream;
-    sl_trig_def_opts o = {.stream_id = 11, .table = &st_meta, .precision = SL_PREC_MS};
-    sl_error_clear(err);
-    return sl_trig_def_build(cs, &o, def, err);
-}
-
-static void hs_open_opts(hs *h, const char *sql, bool states, const sl_trig_opts *opts)
-{
-    memset(h, 0, sizeof *h);
-    h->states = states;
-    h->sql = sql;
-    sl_error err;
-    if (hs_build(h, sql, &h->def, &err) != 0)
-        fail_msg("build of \"%s\" failed: %s", sql, err.msg);
-    if (sl_trig_open(&h->t, h->def, opts, &err) != 0)
-        fail_msg("open failed: %s", err.msg);
-}
-
-static void hs_open(hs *h, const char *sql, bool states)
-{
-    hs_open_opts(h, sql, states, NULL);
-}
-
-static void hs_close(hs *h)
-{
-    sl_trig_close(h->t);
-    sl_trig_def_free(h->def);
-    sl_parse_result_free(h->pr);
-    sl_buf_fini(&h->log);
-    memset(h, 0, sizeof *h);
-}
-
-/* Checkpoints the engine, then restores it into a new engine on a new definition (as a
- * restarted process would). */
-static void hs_restart(hs *h)
-{
-    sl_buf ck = {0};
-    sl_error err;
-    if (sl_trig_checkpoint(h->t, &ck, &err) != 0)
-        fail_msg("checkpoint failed: %s", err.msg);
-    sl_trig_close(h->t);
-    sl_trig_def_free(h->def);
-    h->t = NULL;
-    h->def = NULL;
-    if (hs_build(h, h->sql, &h->def, &err) != 0)
-        fail_msg("rebuild failed: %s", err.msg);
-    if (sl_trig_open(&h->t, h->def, NULL, &err) != 0)
-        fail_msg("open failed: %s", err.msg);
-    if (sl_trig_restore(h->t, ck.data, ck.len, &err) != 0)
-        fail_msg("restore failed: %s", err.msg);
-    sl_buf_fini(&ck);
-}
-
-static void hs_feed_g(hs *h, uint64_t gid, const row *rows, int n)
-{
-    sl_block b;
-    sl_block_init(&b);
-    sl_block_add_column(&b, SL_T_TIMESTAMP, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    sl_block_add_column(&b, SL_T_VARCHAR, 16);
-    sl_block_add_column(&b, SL_T_BIGINT, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    uint8_t *kinds = malloc((size_t)n + 1);
-    for (int i = 0; i < n; i++) {
-        sl_column_append_i64(&b.cols[0], (int64_t)(rows[i].ts * 1000.0 + 0.5));
-        if (rows[i].a == N_)
-            sl_column_append_null(&b.cols[1]);
-        else
-            sl_column_append_i64(&b.cols[1], rows[i].a);
-        if (rows[i].b == N_)
-            sl_column_append_null(&b.cols[2]);
-        else
-            sl_column_append_i64(&b.cols[2], rows[i].b);
-        if (!rows[i].s || strcmp(rows[i].s, XS) == 0)
-            sl_column_append_null(&b.cols[3]);
-        else
-            sl_column_append_str(&b.cols[3], rows[i].s, (uint32_t)strlen(rows[i].s));
-        sl_column_append_i64(&b.cols[4], rows[i].a == N_ ? 0 : (int64_t)rows[i].a * 3);
-        kinds[i] = (uint8_t)rows[i].kind;
-    }
-    sl_value tg = sl_value_int(SL_T_INT, h->tag);
-    sl_column_set_const(&b.cols[5], &tg, (uint32_t)n);
-    sl_block_seal(&b);
-    sl_trig_input in = {.group_id = gid, .rows = &b, .kinds = kinds};
-    sl_trig_sink s = hs_sink(h);
-    sl_error err;
-    int rc = sl_trig_feed(h->t, &in, &s, &err);
-    if (rc != 0)
-        fail_msg("feed failed: %s", err.msg);
-    free(kinds);
-    sl_block_fini(&b);
-}
-
-static void hs_feed(hs *h, const row *rows, int n)
-{
-    hs_feed_g(h, 0, rows, n);
-}
-
-#define hs_expect(h, want) hs_expect_at(h, want, __LINE__)
-static void hs_expect_at(hs *h, const char *want, int line)
-{
-    const char *got = h->log.len ? (const char *)h->log.data : "";
-    if (strlen(got) != strlen(want) || memcmp(got, want, strlen(want)) != 0)
-        fail_msg("line %d: events differ\n--- want\n%s--- got\n%.*s---", line, want,
-                 (int)h->log.len, got);
-    sl_buf_reset(&h->log);
-}
-
-/* Runs sql over rows fed one at a time and compares all events with want. */
-#define run(sql, states, want, ...)                                                    \
-    do {                                                                               \
-        const row rows_[] = {__VA_ARGS__};                                             \
-        run_at(sql, states, want, rows_, (int)(sizeof rows_ / sizeof rows_[0]), __LINE__); \
-    } while (0)
-static void run_at(const char *sql, bool states, const char *want, const row *rows, int n,
-                   int line)
-{
-    hs h;
-    hs_open(&h, sql, states);
-    for (int i = 0; i < n; i++)
-        hs_feed(&h, &rows[i], 1);
-    hs_expect_at(&h, want, line);
-    hs_close(&h);
-}
+typedef sw_row row;
+#define run(sql, states, want, ...) SW_RUN(&STATE, sql, states, want, __VA_ARGS__)
 
 #define OC " STREAM_OPTIONS(EVENT_TYPE(WINDOW_OPEN|WINDOW_CLOSE))"
 #define TAIL " FROM st PARTITION BY tbname"
@@ -276,19 +103,20 @@ static void test_rule3(void **st)
 static void test_rule2_watermark(void **st)
 {
     (void)st;
-    hs h;
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(WATERMARK(5s))", false);
+    sw h;
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(WATERMARK(5s))",
+            false);
     const row r[] = {R1(0, 7), R1(3, 7), R1(4, 8), R1(8, 9), R1(12, 9)};
     for (int i = 0; i < 5; i++)
-        hs_feed(&h, &r[i], 1);
-    hs_expect(&h, "CLOSE 0 3 2\n");
+        sw_feed(&h, &r[i], 1);
+    sw_expect(&h, "CLOSE 0 3 2\n");
     const row r12[] = {R1(12.999, 9)};
-    hs_feed(&h, r12, 1);
-    hs_expect(&h, "");
+    sw_feed(&h, r12, 1);
+    sw_expect(&h, "");
     const row r13[] = {R1(13, 9)};
-    hs_feed(&h, r13, 1);
-    hs_expect(&h, "CLOSE 4 4 1\n");
-    hs_close(&h);
+    sw_feed(&h, r13, 1);
+    sw_expect(&h, "CLOSE 4 4 1\n");
+    sw_close(&h);
 }
 
 /* Rule 4 and the single-key NULL rule: NULL rows never close a window; leading NULL rows
@@ -317,7 +145,7 @@ static void run_ext(const char *fmt, int ext, const char *want, const row *rows,
 {
     char sql[256];
     snprintf(sql, sizeof sql, fmt, ext);
-    run_at(sql, true, want, rows, n, line);
+    sw_run_at(&STATE, sql, true, want, rows, n, line);
 }
 
 /* (1, 10) -> (1, NULL) -> (1, 20): previous / previous / next. */
@@ -531,15 +359,15 @@ static void test_payload_examples(void **st)
 static void test_groups(void **st)
 {
     (void)st;
-    hs h;
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a)" TAIL, false);
+    sw h;
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a)" TAIL, false);
     const row g1[] = {R1(0, 1), R1(1, 2)}, g2[] = {R1(0, 5), R1(5, 5), R1(6, 6)};
-    hs_feed_g(&h, 1, g1, 1);
-    hs_feed_g(&h, 2, g2, 2);
-    hs_feed_g(&h, 1, g1 + 1, 1);
-    hs_feed_g(&h, 2, g2 + 2, 1);
-    hs_expect(&h, "CLOSE 0 0 1\nCLOSE 0 5 2\n");
-    hs_close(&h);
+    sw_feed_g(&h, 1, g1, 1);
+    sw_feed_g(&h, 2, g2, 2);
+    sw_feed_g(&h, 1, g1 + 1, 1);
+    sw_feed_g(&h, 2, g2 + 2, 1);
+    sw_expect(&h, "CLOSE 0 0 1\nCLOSE 0 5 2\n");
+    sw_close(&h);
 }
 
 /* ------------------------------------------------------------ late rows and deletes */
@@ -547,96 +375,90 @@ static void test_groups(void **st)
 static void test_out_of_order(void **st)
 {
     (void)st;
-    hs h;
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a)" TAIL, false);
+    sw h;
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a)" TAIL, false);
     const row r[] = {R1(0, 1), R1(2, 1), R1(4, 1), R1(6, 2)};
-    hs_feed(&h, r, 4);
-    hs_expect(&h, "CLOSE 0 4 3\n");
+    sw_feed(&h, r, 4);
+    sw_expect(&h, "CLOSE 0 4 3\n");
     /* A late row of another state splits the emitted window. */
     const row late[] = {R1(3, 5)};
-    hs_feed(&h, late, 1);
-    hs_expect(&h, "INV 0 4 3\nCLOSE 0 2 2\nCLOSE 3 3 1\nCLOSE 4 4 1\n");
+    sw_feed(&h, late, 1);
+    sw_expect(&h, "INV 0 4 3\nCLOSE 0 2 2\nCLOSE 3 3 1\nCLOSE 4 4 1\n");
     /* A late row of the same state joins a window. */
     const row late2[] = {R1(1, 1)};
-    hs_feed(&h, late2, 1);
-    hs_expect(&h, "INV 0 2 2\nCLOSE 0 2 3\n");
+    sw_feed(&h, late2, 1);
+    sw_expect(&h, "INV 0 2 2\nCLOSE 0 2 3\n");
     /* A late row inside the open window changes nothing emitted. */
     const row late3[] = {R1(5, 2), R1(7, 3)};
-    hs_feed(&h, late3, 2);
-    hs_expect(&h, "CLOSE 5 6 2\n");
+    sw_feed(&h, late3, 2);
+    sw_expect(&h, "CLOSE 5 6 2\n");
     /* A duplicate (same timestamp and values) recomputes its window: same bounds again. */
     const row dup[] = {R1(3, 5)};
-    hs_feed(&h, dup, 1);
-    hs_expect(&h, "INV 3 3 1\nCLOSE 3 3 1\n");
+    sw_feed(&h, dup, 1);
+    sw_expect(&h, "INV 3 3 1\nCLOSE 3 3 1\n");
     /* An update to another state merges three windows. */
     const row upd[] = {R1(3, 1)};
-    hs_feed(&h, upd, 1);
-    hs_expect(&h, "INV 0 2 3\nINV 3 3 1\nINV 4 4 1\nCLOSE 0 4 5\n");
-    hs_close(&h);
+    sw_feed(&h, upd, 1);
+    sw_expect(&h, "INV 0 2 3\nINV 3 3 1\nINV 4 4 1\nCLOSE 0 4 5\n");
+    sw_close(&h);
 
     /* IGNORE_DISORDER: late rows are dropped. */
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(IGNORE_DISORDER)", false);
-    hs_feed(&h, r, 4);
-    hs_feed(&h, late, 1);
-    hs_expect(&h, "CLOSE 0 4 3\n");
-    hs_close(&h);
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(IGNORE_DISORDER)",
+            false);
+    sw_feed(&h, r, 4);
+    sw_feed(&h, late, 1);
+    sw_expect(&h, "CLOSE 0 4 3\n");
+    sw_close(&h);
 
     /* Late rows with partial NULLs and EXTEND(2) recompute the affected windows only. */
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a, s) EXTEND(2)" TAIL, false);
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a, s) EXTEND(2)" TAIL, false);
     const row m[] = {RS(0, 1, "a"), RS(2, 2, "a"), RS(4, 3, "a"), RS(6, 4, "a")};
-    hs_feed(&h, m, 4);
-    hs_expect(&h, "CLOSE 0 0 1\nCLOSE 0.001 2 1\nCLOSE 2.001 4 1\n");
+    sw_feed(&h, m, 4);
+    sw_expect(&h, "CLOSE 0 0 1\nCLOSE 0.001 2 1\nCLOSE 2.001 4 1\n");
     const row ml[] = {RS(3, N_, "a")};
-    hs_feed(&h, ml, 1);
-    hs_expect(&h, "INV 2.001 4 1\nCLOSE 2.001 4 2\n");
-    hs_close(&h);
+    sw_feed(&h, ml, 1);
+    sw_expect(&h, "INV 2.001 4 1\nCLOSE 2.001 4 2\n");
+    sw_close(&h);
 }
 
 static void test_deletes(void **st)
 {
     (void)st;
-    hs h;
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(DELETE_RECALC)", false);
+    sw h;
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(DELETE_RECALC)",
+            false);
     const row r[] = {R1(0, 1), R1(1, 2), R1(2, 1), R1(3, 3)};
-    hs_feed(&h, r, 4);
-    hs_expect(&h, "CLOSE 0 0 1\nCLOSE 1 1 1\nCLOSE 2 2 1\n");
+    sw_feed(&h, r, 4);
+    sw_expect(&h, "CLOSE 0 0 1\nCLOSE 1 1 1\nCLOSE 2 2 1\n");
     const row d[] = {{1, 0, 0, NULL, SL_TRIG_ROW_DELETE}};
-    hs_feed(&h, d, 1);
-    hs_expect(&h, "INV 0 0 1\nINV 1 1 1\nINV 2 2 1\nCLOSE 0 2 2\n");
-    hs_close(&h);
+    sw_feed(&h, d, 1);
+    sw_expect(&h, "INV 0 0 1\nINV 1 1 1\nINV 2 2 1\nCLOSE 0 2 2\n");
+    sw_close(&h);
     /* A range delete (DELETE FROM ... WHERE ts BETWEEN) recomputes the same way. */
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(DELETE_RECALC)", false);
-    hs_feed(&h, r, 4);
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(DELETE_RECALC)",
+            false);
+    sw_feed(&h, r, 4);
     sl_buf_reset(&h.log);
-    sl_trig_sink sk = hs_sink(&h);
+    sl_trig_sink sk = sw_sink(&h);
     sl_error err;
     assert_int_equal(sl_trig_delete_range(h.t, 0, 1000, 2000, &sk, &err), 0);
     /* Rows 1@0 and 3@3 remain: (1: 0..0) keeps its bounds but its nextState is now 3,
      * so it is re-emitted; the other two vanish. */
-    hs_expect(&h, "INV 0 0 1\nINV 1 1 1\nINV 2 2 1\nCLOSE 0 0 1\n");
-    hs_close(&h);
+    sw_expect(&h, "INV 0 0 1\nINV 1 1 1\nINV 2 2 1\nCLOSE 0 0 1\n");
+    sw_close(&h);
     /* Without DELETE_RECALC a delete changes nothing. */
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a)" TAIL, false);
-    hs_feed(&h, r, 4);
-    hs_feed(&h, d, 1);
-    hs_expect(&h, "CLOSE 0 0 1\nCLOSE 1 1 1\nCLOSE 2 2 1\n");
-    hs_close(&h);
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a)" TAIL, false);
+    sw_feed(&h, r, 4);
+    sw_feed(&h, d, 1);
+    sw_expect(&h, "CLOSE 0 0 1\nCLOSE 1 1 1\nCLOSE 2 2 1\n");
+    sw_close(&h);
 }
 
 /* ------------------------------------------------------------ refusals */
 
 static void refuse(const char *sql, const char *msg_part)
 {
-    hs h;
-    memset(&h, 0, sizeof h);
-    sl_trig_def *def = NULL;
-    sl_error err;
-    int rc = hs_build(&h, sql, &def, &err);
-    if (rc == 0)
-        fail_msg("\"%s\" was accepted", sql);
-    if (!strstr(err.msg, msg_part))
-        fail_msg("\"%s\": message \"%s\" lacks \"%s\"", sql, err.msg, msg_part);
-    sl_parse_result_free(h.pr);
+    sw_refuse(&STATE, sql, msg_part);
 }
 
 static void test_refusals(void **st)
@@ -657,20 +479,13 @@ static void test_refusals(void **st)
 
 /* ------------------------------------------------- random: reference and checkpoints */
 
-static uint64_t rng_state;
-static uint32_t rnd(uint32_t n)
-{
-    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng_state >> 33) % n;
-}
-
 /* Two keys (a INT, s text from a small set); NULLs on purpose. */
 static row random_row(double ts, int nulls)
 {
     static const char *strs[] = {"a", "b", "c"};
     row r = {.ts = ts};
-    r.a = rnd(100) < (uint32_t)nulls ? N_ : (int32_t)rnd(3);
-    r.s = rnd(100) < (uint32_t)nulls ? XS : strs[rnd(3)];
+    r.a = sw_rnd(100) < (uint32_t)nulls ? N_ : (int32_t)sw_rnd(3);
+    r.s = sw_rnd(100) < (uint32_t)nulls ? XS : strs[sw_rnd(3)];
     return r;
 }
 
@@ -931,7 +746,7 @@ static int cmp_rwin(const void *x, const void *y)
 static void random_vs_reference_x(int ext, int zero_a, const char *extra, int64_t tf_ms,
                                   int tf_cnt, uint64_t seed, double expired_s)
 {
-    rng_state = seed;
+    sw_rng_state = seed;
     char sql[256];
     char zs[64] = "";
     if (zero_a >= 0)
@@ -939,8 +754,8 @@ static void random_vs_reference_x(int ext, int zero_a, const char *extra, int64_
     bool opts = strncmp(extra, " STREAM_OPTIONS", 15) == 0;
     snprintf(sql, sizeof sql, "CREATE STREAM s STATE_WINDOW(a, s) EXTEND(%d)%s%s" TAIL "%s", ext,
              zs, opts ? "" : extra, opts ? extra : "");
-    hs h;
-    hs_open(&h, sql, false);
+    sw h;
+    sw_open(&h, &STATE, sql, false);
     enum { NR = 400 };
     static row base[NR], feed[2 * NR + 3];
     int order[NR], nf = 0;
@@ -950,7 +765,7 @@ static void random_vs_reference_x(int ext, int zero_a, const char *extra, int64_
     }
     /* Disorder: local swaps of the arrival order, and updates of rows already sent. */
     for (int k = 0; k < NR / 3; k++) {
-        int i = (int)rnd(NR - 1), j = i + 1 + (int)rnd(4);
+        int i = (int)sw_rnd(NR - 1), j = i + 1 + (int)sw_rnd(4);
         if (j >= NR)
             j = NR - 1;
         int tmp = order[i];
@@ -959,8 +774,8 @@ static void random_vs_reference_x(int ext, int zero_a, const char *extra, int64_
     }
     for (int k = 0; k < NR; k++) {
         feed[nf++] = base[order[k]];
-        if (k > 0 && rnd(8) == 0) {
-            int t = order[rnd((uint32_t)k)];
+        if (k > 0 && sw_rnd(8) == 0) {
+            int t = order[sw_rnd((uint32_t)k)];
             feed[nf++] = random_row(t, 25); /* an update of a row already sent */
         }
     }
@@ -992,7 +807,7 @@ static void random_vs_reference_x(int ext, int zero_a, const char *extra, int64_
     all[n++] = (rrow){(int64_t)(NR + 2) * 1000, false, false, 8, "z"};
     all[n++] = (rrow){(int64_t)(NR + 50) * 1000, false, false, 8, "z"};
     for (int i = 0; i < nf; i++)
-        hs_feed(&h, &feed[i], 1);
+        sw_feed(&h, &feed[i], 1);
     static wset ws;
     ws.n = 0;
     parse_events(&h.log, &ws);
@@ -1020,7 +835,7 @@ static void random_vs_reference_x(int ext, int zero_a, const char *extra, int64_
                  i < nref ? (long long)ref[i].start : -1, i < nref ? (long long)ref[i].end : -1,
                  i < nref ? (unsigned long long)ref[i].rows : 0);
     }
-    hs_close(&h);
+    sw_close(&h);
 }
 
 static void random_vs_reference(int ext, int zero_a, const char *extra, int64_t tf_ms,
@@ -1030,19 +845,10 @@ static void random_vs_reference(int ext, int zero_a, const char *extra, int64_t 
 }
 
 
-/* TRIG_RANDOM_SCALE=n (environment) multiplies the randomized iterations for a local
- * shake-out run; the default (1) keeps the suite fast. */
-static int rand_scale(void)
-{
-    const char *e = getenv("TRIG_RANDOM_SCALE");
-    int n = e ? atoi(e) : 1;
-    return n > 0 ? n : 1;
-}
-
 static void test_random_reference(void **st)
 {
     (void)st;
-    for (uint64_t seed = 1; seed <= 30 * (uint64_t)rand_scale(); seed++)
+    for (uint64_t seed = 1; seed <= 30 * (uint64_t)sw_rand_scale(); seed++)
         for (int ext = 0; ext < 3; ext++) {
             random_vs_reference(ext, -1, "", 0, 0, seed);
             random_vs_reference(ext, 0, "", 0, 0, seed + 100);
@@ -1062,34 +868,19 @@ static void ckpt_run(const char *sql, uint64_t seed)
 {
     enum { NR = 300 };
     row rows[NR];
-    rng_state = seed;
+    sw_rng_state = seed;
     for (int i = 0; i < NR; i++) {
         double t = i;
-        if (i > 3 && rnd(6) == 0)
-            t = i - 1 - (int)rnd(3); /* late row / update */
+        if (i > 3 && sw_rnd(6) == 0)
+            t = i - 1 - (int)sw_rnd(3); /* late row / update */
         rows[i] = random_row(t, 30);
-        rows[i].b = (int32_t)rnd(2);
-        if (i > 10 && rnd(25) == 0) {
+        rows[i].b = (int32_t)sw_rnd(2);
+        if (i > 10 && sw_rnd(25) == 0) {
             rows[i].kind = SL_TRIG_ROW_DELETE;
             rows[i].ts = i - 2;
         }
     }
-    hs a, b;
-    hs_open(&a, sql, true);
-    hs_open(&b, sql, true);
-    for (int i = 0; i < NR; i++) {
-        hs_feed(&a, &rows[i], 1);
-        hs_feed(&b, &rows[i], 1);
-        hs_restart(&b);
-        if (a.log.len != b.log.len || (a.log.len && memcmp(a.log.data, b.log.data, a.log.len) != 0))
-            fail_msg("%s: after row %d the restored run differs\n--- uninterrupted\n%.*s"
-                     "--- restored\n%.*s",
-                     sql, i, (int)a.log.len, (const char *)a.log.data, (int)b.log.len,
-                     (const char *)b.log.data);
-    }
-    assert_true(a.log.len > 0);
-    hs_close(&a);
-    hs_close(&b);
+    sw_ckpt_check(&STATE, sql, rows, NR);
 }
 
 static void test_checkpoint_every_row(void **st)
@@ -1103,7 +894,7 @@ static void test_checkpoint_every_row(void **st)
              " STREAM_OPTIONS(WATERMARK(2s)|DELETE_RECALC|EVENT_TYPE(WINDOW_OPEN|WINDOW_CLOSE))",
              7);
     ckpt_run("CREATE STREAM s STATE_WINDOW(a)" TAIL " STREAM_OPTIONS(WATERMARK(1s))", 8);
-    for (int x = 1; x < rand_scale(); x++) {
+    for (int x = 1; x < sw_rand_scale(); x++) {
         ckpt_run("CREATE STREAM s STATE_WINDOW(a, s) EXTEND(2) TRUE_FOR(COUNT 2)" TAIL
                  " STREAM_OPTIONS(WATERMARK(2s)|DELETE_RECALC|EVENT_TYPE(WINDOW_OPEN|"
                  "WINDOW_CLOSE))",
@@ -1126,15 +917,15 @@ static void test_checkpoint_every_row(void **st)
 static void test_dict_generations(void **st)
 {
     (void)st;
-    hs h;
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a, s)" TAIL, true);
+    sw h;
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a, s)" TAIL, true);
     enum { N = 300000, B = 4096 };
     static row rows[B];
     for (int i = 0; i < N; i += B) {
         int n = N - i < B ? N - i : B;
         for (int j = 0; j < n; j++)
             rows[j] = (row)RS(i + j, i + j, (i + j) % 2 ? "odd" : "even");
-        hs_feed(&h, rows, n);
+        sw_feed(&h, rows, n);
         if (i + B < N)
             sl_buf_reset(&h.log);
     }
@@ -1142,7 +933,7 @@ static void test_dict_generations(void **st)
     size_t wl = strlen(want);
     assert_true(h.log.len >= wl);
     assert_memory_equal(h.log.data + h.log.len - wl, want, wl);
-    hs_close(&h);
+    sw_close(&h);
 }
 
 /* A RocksDB-backed engine with a tiny hot set (groups spilled and reloaded all the time)
@@ -1151,27 +942,21 @@ static void test_kv_spill(void **st)
 {
     (void)st;
     char dir[] = "/tmp/sl_trig_state_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[64];
-    snprintf(path, sizeof path, "%s/db", dir);
-    sl_kv *db = NULL;
-    sl_error err;
-    const char *cfs[] = {"trig"};
-    assert_int_equal(sl_kv_open(&db, path, NULL, cfs, 1, &err), 0);
+    sl_kv *db = trig_kv_open(dir);
     const char *sql = "CREATE STREAM s STATE_WINDOW(a, s) EXTEND(2) ZEROTH_STATE(0, NO_ZEROTH)"
                       TAIL OC;
-    hs mem, kv;
-    hs_open(&mem, sql, true);
+    sw mem, kv;
+    sw_open(&mem, &STATE, sql, true);
     sl_trig_opts ko = {.kv = db, .cf = sl_kv_cf_get(db, "trig"), .max_hot_groups = 3};
-    hs_open_opts(&kv, sql, true, &ko);
-    rng_state = 99;
+    sw_open_opts(&kv, &STATE, sql, true, &ko);
+    sw_rng_state = 99;
     for (int i = 0; i < 3000; i++) {
-        uint64_t g = rnd(40);
-        row r = random_row(i / 40 + (rnd(10) == 0 ? -1.0 * rnd(3) : 0), 20);
+        uint64_t g = sw_rnd(40);
+        row r = random_row(i / 40 + (sw_rnd(10) == 0 ? -1.0 * sw_rnd(3) : 0), 20);
         if (r.ts < 0)
             r.ts = 0;
-        hs_feed_g(&mem, g, &r, 1);
-        hs_feed_g(&kv, g, &r, 1);
+        sw_feed_g(&mem, g, &r, 1);
+        sw_feed_g(&kv, g, &r, 1);
     }
     assert_true(mem.log.len > 1000);
     assert_int_equal(mem.log.len, kv.log.len);
@@ -1179,12 +964,9 @@ static void test_kv_spill(void **st)
     sl_trig_stats stt;
     sl_trig_get_stats(kv.t, &stt);
     assert_true(stt.hot_groups <= 3);
-    hs_close(&mem);
-    hs_close(&kv);
-    sl_kv_close(db);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    sw_close(&mem);
+    sw_close(&kv);
+    trig_kv_remove(db, dir);
 }
 
 /* ------------------------------------------------------- values of recomputed windows */
@@ -1194,29 +976,29 @@ static void test_kv_spill(void **st)
 static void test_recalc_values(void **st)
 {
     (void)st;
-    hs h;
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(a)" TAIL OC, true);
+    sw h;
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a)" TAIL OC, true);
     const row r[] = {R1(0, 1), R1(2, 1), R1(4, 1), R1(6, 2)};
-    hs_feed(&h, r, 4);
-    hs_expect(&h, "OPEN 0 - [1]\nCLOSE 0 4 3 [1] [2]\nOPEN 6 [1] [2]\n");
+    sw_feed(&h, r, 4);
+    sw_expect(&h, "OPEN 0 - [1]\nCLOSE 0 4 3 [1] [2]\nOPEN 6 [1] [2]\n");
     /* A late state 5 at 3 splits the emitted window into 1 (0..2), 5 (3), 1 (4). */
     const row late[] = {R1(3, 5)};
-    hs_feed(&h, late, 1);
-    hs_expect(&h, "INV 0 4 3\nCLOSE 0 2 2 [1] [5]\nOPEN 3 [1] [5]\nCLOSE 3 3 1 [5] [1]\n"
+    sw_feed(&h, late, 1);
+    sw_expect(&h, "INV 0 4 3\nCLOSE 0 2 2 [1] [5]\nOPEN 3 [1] [5]\nCLOSE 3 3 1 [5] [1]\n"
                   "OPEN 4 [5] [1]\nCLOSE 4 4 1 [1] [2]\n");
     /* Deleting it merges them back (DELETE_RECALC), text keys this time. */
-    hs_close(&h);
-    hs_open(&h, "CREATE STREAM s STATE_WINDOW(s)" TAIL
+    sw_close(&h);
+    sw_open(&h, &STATE, "CREATE STREAM s STATE_WINDOW(s)" TAIL
                 " STREAM_OPTIONS(DELETE_RECALC|EVENT_TYPE(WINDOW_OPEN|WINDOW_CLOSE))",
             true);
     const row t[] = {RS(0, 1, "x"), RS(1, 1, "y"), RS(2, 1, "x"), RS(3, 1, "z")};
-    hs_feed(&h, t, 4);
-    hs_expect(&h, "OPEN 0 - [x]\nCLOSE 0 0 1 [x] [y]\nOPEN 1 [x] [y]\nCLOSE 1 1 1 [y] [x]\n"
+    sw_feed(&h, t, 4);
+    sw_expect(&h, "OPEN 0 - [x]\nCLOSE 0 0 1 [x] [y]\nOPEN 1 [x] [y]\nCLOSE 1 1 1 [y] [x]\n"
                   "OPEN 2 [y] [x]\nCLOSE 2 2 1 [x] [z]\nOPEN 3 [x] [z]\n");
     const row del[] = {{1, 0, 0, NULL, SL_TRIG_ROW_DELETE}};
-    hs_feed(&h, del, 1);
-    hs_expect(&h, "INV 0 0 1\nINV 1 1 1\nINV 2 2 1\nCLOSE 0 2 2 [x] [z]\n");
-    hs_close(&h);
+    sw_feed(&h, del, 1);
+    sw_expect(&h, "INV 0 0 1\nINV 1 1 1\nINV 2 2 1\nCLOSE 0 2 2 [x] [z]\n");
+    sw_close(&h);
 }
 
 /* Two key tuples whose 64-bit row hashes collide are different states. The pair was found
@@ -1228,19 +1010,19 @@ static void test_hash_collision(void **st)
     (void)st;
     const char *sql = "CREATE STREAM s STATE_WINDOW(a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a)"
                       TAIL;
-    hs h;
-    hs_open(&h, sql, false);
+    sw h;
+    sw_open(&h, &STATE, sql, false);
     const row r[] = {R1(0, 18219926), R1(1, 29038394), R1(2, 18219926), R1(3, 29038394),
                      R1(4, 29038394), R1(5, 7)};
-    hs_feed(&h, r, 6);
-    hs_expect(&h, "CLOSE 0 0 1\nCLOSE 1 1 1\nCLOSE 2 2 1\nCLOSE 3 4 2\n");
+    sw_feed(&h, r, 6);
+    sw_expect(&h, "CLOSE 0 0 1\nCLOSE 1 1 1\nCLOSE 2 2 1\nCLOSE 3 4 2\n");
     /* Kept across a checkpoint, and across rows fed one at a time. */
-    hs_restart(&h);
+    sw_restart(&h);
     const row r2[] = {R1(6, 18219926), R1(7, 29038394)};
-    hs_feed(&h, &r2[0], 1);
-    hs_feed(&h, &r2[1], 1);
-    hs_expect(&h, "CLOSE 5 5 1\nCLOSE 6 6 1\n");
-    hs_close(&h);
+    sw_feed(&h, &r2[0], 1);
+    sw_feed(&h, &r2[1], 1);
+    sw_expect(&h, "CLOSE 5 5 1\nCLOSE 6 6 1\n");
+    sw_close(&h);
 }
 
 /* No state value is ever lost: a group idle while hundreds of thousands of other states
@@ -1248,26 +1030,26 @@ static void test_hash_collision(void **st)
  * checkpoint, and spilled to RocksDB. */
 static void idle_values_run(const sl_trig_opts *opts, bool restart)
 {
-    hs h;
-    hs_open_opts(&h, "CREATE STREAM s STATE_WINDOW(a, s)" TAIL OC, true, opts);
+    sw h;
+    sw_open_opts(&h, &STATE, "CREATE STREAM s STATE_WINDOW(a, s)" TAIL OC, true, opts);
     const row first[] = {RS(0, 7, "seven")};
-    hs_feed_g(&h, 1, first, 1);
-    hs_expect(&h, "OPEN 0 - [7,seven]\n");
+    sw_feed_g(&h, 1, first, 1);
+    sw_expect(&h, "OPEN 0 - [7,seven]\n");
     enum { N = 300000, B = 4096 };
     static row rows[B];
     for (int i = 0; i < N; i += B) {
         int n = N - i < B ? N - i : B;
         for (int j = 0; j < n; j++)
             rows[j] = (row)RS(i + j, i + j, "other");
-        hs_feed_g(&h, 2 + (uint64_t)(i / B) % 5, rows, n);
+        sw_feed_g(&h, 2 + (uint64_t)(i / B) % 5, rows, n);
         sl_buf_reset(&h.log);
     }
     if (restart)
-        hs_restart(&h);
+        sw_restart(&h);
     const row next[] = {RS(10, 8, "eight")};
-    hs_feed_g(&h, 1, next, 1);
-    hs_expect(&h, "CLOSE 0 0 1 [7,seven] [8,eight]\nOPEN 10 [7,seven] [8,eight]\n");
-    hs_close(&h);
+    sw_feed_g(&h, 1, next, 1);
+    sw_expect(&h, "CLOSE 0 0 1 [7,seven] [8,eight]\nOPEN 10 [7,seven] [8,eight]\n");
+    sw_close(&h);
 }
 
 static void test_idle_values_kept(void **st)
@@ -1276,19 +1058,10 @@ static void test_idle_values_kept(void **st)
     idle_values_run(NULL, false);
     idle_values_run(NULL, true);
     char dir[] = "/tmp/sl_trig_state_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[64];
-    snprintf(path, sizeof path, "%s/db", dir);
-    sl_kv *db = NULL;
-    sl_error err;
-    const char *cfs[] = {"trig"};
-    assert_int_equal(sl_kv_open(&db, path, NULL, cfs, 1, &err), 0);
+    sl_kv *db = trig_kv_open(dir);
     sl_trig_opts ko = {.kv = db, .cf = sl_kv_cf_get(db, "trig"), .max_hot_groups = 1};
     idle_values_run(&ko, false);
-    sl_kv_close(db);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    trig_kv_remove(db, dir);
 }
 
 int main(void)

@@ -24,13 +24,8 @@ static void feed_round(th *h, int round)
 static void spill_bounded(void **state)
 {
     char dir[] = "/tmp/sl_trig_store_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char path[64];
-    snprintf(path, sizeof path, "%s/db", dir);
-    sl_kv *db = NULL;
+    sl_kv *db = trig_kv_open(dir);
     sl_error err;
-    const char *cfs[] = {"trig"};
-    assert_int_equal(sl_kv_open(&db, path, NULL, cfs, 1, &err), 0);
 
     th mem, kv;
     memset(&mem, 0, sizeof mem);
@@ -87,10 +82,7 @@ static void spill_bounded(void **state)
     th_close(&mem);
     th_close(&mem2);
     th_close(&kv);
-    sl_kv_close(db);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    trig_kv_remove(db, dir);
 }
 
 static void next_tick(void **state)

@@ -270,4 +270,291 @@ static inline void th_expect_at(th *h, const char *want, const char *file, int l
     sl_buf_reset(&h->log);
 }
 
+
+
+/* ------------------------------------------------------------ a temporary RocksDB store */
+
+/* Opens a store with column family "trig" in a fresh directory made from the mkdtemp
+ * pattern dir (changed in place). */
+static inline sl_kv *trig_kv_open(char *dir)
+{
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/db", dir);
+    sl_kv *db = NULL;
+    sl_error err;
+    const char *cfs[] = {"trig"};
+    assert_int_equal(sl_kv_open(&db, path, NULL, cfs, 1, &err), 0);
+    return db;
+}
+
+/* Closes the store and removes its directory. */
+static inline void trig_kv_remove(sl_kv *db, const char *dir)
+{
+    sl_kv_close(db);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* ------------------------------------------------------------ the five-column table st
+ *
+ * The harness of test_trigger_event.c and test_trigger_state.c: super table db.st (ts, a INT,
+ * b INT, s VARCHAR(16), c BIGINT; tag tg INT), rows fed as blocks of one group, events
+ * logged as text by the suite's own emit function (sw_kind).
+ */
+
+static const sl_field sw_cols[] = {{"ts", SL_T_TIMESTAMP, 0},
+                                   {"a", SL_T_INT, 0},
+                                   {"b", SL_T_INT, 0},
+                                   {"s", SL_T_VARCHAR, 16},
+                                   {"c", SL_T_BIGINT, 0}};
+static const sl_field sw_tags[] = {{"tg", SL_T_INT, 0}};
+static const sl_table_meta sw_meta = {SL_TABLE_SUPER, "db", "st", SL_PREC_MS, 5, sw_cols, 1,
+                                      sw_tags};
+
+#define N_ INT32_MIN /* a / b value meaning NULL */
+#define XS "\x01"    /* s value meaning NULL */
+#define R1(t, a) {t, a, 0, NULL, 0}
+#define R2(t, a, b) {t, a, b, NULL, 0}
+#define RS(t, a, str) {t, a, 0, str, 0}
+
+typedef struct sw_row {
+    double ts;     /* seconds */
+    int32_t a, b;  /* N_: NULL */
+    const char *s; /* NULL or XS: NULL */
+    int kind;      /* sl_trig_row_kind */
+} sw_row;
+
+/* What differs between the suites. */
+typedef struct sw_kind {
+    int (*emit)(void *ud, const sl_trig_event *ev); /* logs one event (ud: the sw) */
+    uint64_t stream_id;
+    uint64_t gid;        /* the group sw_feed feeds */
+    const char *fixed_s; /* when not NULL: column s of every row (else the row's s) */
+    int c_mul;           /* column c = a * c_mul (0 for a NULL a) */
+} sw_kind;
+
+typedef struct sw {
+    sl_parse_result *pr;
+    sl_trig_def *def;
+    sl_trig *t;
+    sl_buf log;
+    bool verbose; /* also log field values (event) / state values (state) */
+    int32_t tag;
+    const char *sql;
+    const sw_kind *kind;
+} sw;
+
+static inline void sw_fmt_time(sl_buf *b, int64_t ms)
+{
+    if (ms % 1000 == 0)
+        sl_buf_printf(b, " %lld", (long long)(ms / 1000));
+    else
+        sl_buf_printf(b, " %.3f", (double)ms / 1000.0);
+}
+
+static inline sl_trig_sink sw_sink(sw *h)
+{
+    return (sl_trig_sink){.emit = h->kind->emit, .ud = h};
+}
+
+/* Builds the definition of sql (parsed once into h->pr); returns the code, message in *err. */
+static inline int sw_build(sw *h, const char *sql, sl_trig_def **def, sl_error *err)
+{
+    sl_error perr;
+    sl_error_clear(&perr);
+    char full[1024];
+    snprintf(full, sizeof full, "%s NOTIFY('ws://x')", sql); /* a stream must do something */
+    if (!h->pr && sl_parse(full, strlen(full), &h->pr, &perr) != 0)
+        fail_msg("parse of \"%s\" failed: %s", full, perr.msg);
+    const sl_create_stream *cs = &h->pr->stmts[0]->u.create_stream;
+    sl_trig_def_opts o = {.stream_id = h->kind->stream_id, .table = &sw_meta,
+                          .precision = SL_PREC_MS};
+    sl_error_clear(err);
+    return sl_trig_def_build(cs, &o, def, err);
+}
+
+static inline void sw_open_opts(sw *h, const sw_kind *kind, const char *sql, bool verbose,
+                                const sl_trig_opts *opts)
+{
+    memset(h, 0, sizeof *h);
+    h->kind = kind;
+    h->verbose = verbose;
+    h->sql = sql;
+    sl_error err;
+    if (sw_build(h, sql, &h->def, &err) != 0)
+        fail_msg("build of \"%s\" failed: %s", sql, err.msg);
+    if (sl_trig_open(&h->t, h->def, opts, &err) != 0)
+        fail_msg("open failed: %s", err.msg);
+}
+
+static inline void sw_open(sw *h, const sw_kind *kind, const char *sql, bool verbose)
+{
+    sw_open_opts(h, kind, sql, verbose, NULL);
+}
+
+static inline void sw_close(sw *h)
+{
+    sl_trig_close(h->t);
+    sl_trig_def_free(h->def);
+    sl_parse_result_free(h->pr);
+    sl_buf_fini(&h->log);
+    memset(h, 0, sizeof *h);
+}
+
+/* Checkpoints the engine, then restores it into a new engine on a new definition (as a
+ * restarted process would). */
+static inline void sw_restart(sw *h)
+{
+    sl_buf ck = {0};
+    sl_error err;
+    if (sl_trig_checkpoint(h->t, &ck, &err) != 0)
+        fail_msg("checkpoint failed: %s", err.msg);
+    sl_trig_close(h->t);
+    sl_trig_def_free(h->def);
+    h->t = NULL;
+    h->def = NULL;
+    if (sw_build(h, h->sql, &h->def, &err) != 0)
+        fail_msg("rebuild failed: %s", err.msg);
+    if (sl_trig_open(&h->t, h->def, NULL, &err) != 0)
+        fail_msg("open failed: %s", err.msg);
+    if (sl_trig_restore(h->t, ck.data, ck.len, &err) != 0)
+        fail_msg("restore failed: %s", err.msg);
+    sl_buf_fini(&ck);
+}
+
+/* Feeds rows of group gid as one block. */
+static inline void sw_feed_g(sw *h, uint64_t gid, const sw_row *rows, int n)
+{
+    sl_block b;
+    sl_block_init(&b);
+    sl_block_add_column(&b, SL_T_TIMESTAMP, 0);
+    sl_block_add_column(&b, SL_T_INT, 0);
+    sl_block_add_column(&b, SL_T_INT, 0);
+    sl_block_add_column(&b, SL_T_VARCHAR, 16);
+    sl_block_add_column(&b, SL_T_BIGINT, 0);
+    sl_block_add_column(&b, SL_T_INT, 0);
+    uint8_t *kinds = malloc((size_t)n + 1);
+    for (int i = 0; i < n; i++) {
+        sl_column_append_i64(&b.cols[0], (int64_t)(rows[i].ts * 1000.0 + 0.5));
+        if (rows[i].a == N_)
+            sl_column_append_null(&b.cols[1]);
+        else
+            sl_column_append_i64(&b.cols[1], rows[i].a);
+        if (rows[i].b == N_)
+            sl_column_append_null(&b.cols[2]);
+        else
+            sl_column_append_i64(&b.cols[2], rows[i].b);
+        const char *s = h->kind->fixed_s ? h->kind->fixed_s : rows[i].s;
+        if (!s || strcmp(s, XS) == 0)
+            sl_column_append_null(&b.cols[3]);
+        else
+            sl_column_append_str(&b.cols[3], s, (uint32_t)strlen(s));
+        sl_column_append_i64(&b.cols[4],
+                             rows[i].a == N_ ? 0 : (int64_t)rows[i].a * h->kind->c_mul);
+        kinds[i] = (uint8_t)rows[i].kind;
+    }
+    sl_value tg = sl_value_int(SL_T_INT, h->tag);
+    sl_column_set_const(&b.cols[5], &tg, (uint32_t)n);
+    sl_block_seal(&b);
+    sl_trig_input in = {.group_id = gid, .rows = &b, .kinds = kinds};
+    sl_trig_sink s = sw_sink(h);
+    sl_error err;
+    if (sl_trig_feed(h->t, &in, &s, &err) != 0)
+        fail_msg("feed failed: %s", err.msg);
+    free(kinds);
+    sl_block_fini(&b);
+}
+
+static inline void sw_feed(sw *h, const sw_row *rows, int n)
+{
+    sw_feed_g(h, h->kind->gid, rows, n);
+}
+
+/* Compares the events logged so far with want and clears the log. */
+#define sw_expect(h, want) sw_expect_at(h, want, __LINE__)
+static inline void sw_expect_at(sw *h, const char *want, int line)
+{
+    const char *got = h->log.len ? (const char *)h->log.data : "";
+    if (strlen(got) != strlen(want) || memcmp(got, want, strlen(want)) != 0)
+        fail_msg("line %d: events differ\n--- want\n%s--- got\n%.*s---", line, want,
+                 (int)h->log.len, got);
+    sl_buf_reset(&h->log);
+}
+
+/* Runs sql over rows fed one at a time and compares all events with want. */
+#define SW_RUN(kind, sql, verbose, want, ...)                                              \
+    do {                                                                                   \
+        const sw_row rows_[] = {__VA_ARGS__};                                              \
+        sw_run_at(kind, sql, verbose, want, rows_, (int)(sizeof rows_ / sizeof rows_[0]),  \
+                  __LINE__);                                                               \
+    } while (0)
+static inline void sw_run_at(const sw_kind *kind, const char *sql, bool verbose,
+                             const char *want, const sw_row *rows, int n, int line)
+{
+    sw h;
+    sw_open(&h, kind, sql, verbose);
+    for (int i = 0; i < n; i++)
+        sw_feed(&h, &rows[i], 1);
+    sw_expect_at(&h, want, line);
+    sw_close(&h);
+}
+
+/* Checks that sql is refused with a message containing part. */
+static inline void sw_refuse(const sw_kind *kind, const char *sql, const char *part)
+{
+    sw h;
+    memset(&h, 0, sizeof h);
+    h.kind = kind;
+    sl_trig_def *def = NULL;
+    sl_error err;
+    if (sw_build(&h, sql, &def, &err) == 0)
+        fail_msg("\"%s\" was accepted", sql);
+    if (!strstr(err.msg, part))
+        fail_msg("\"%s\": message \"%s\" lacks \"%s\"", sql, err.msg, part);
+    sl_parse_result_free(h.pr);
+}
+
+/* checkpoint -> restore (new definition, as a new process) -> continue after every row
+ * gives the same events as one uninterrupted run. */
+static inline void sw_ckpt_check(const sw_kind *kind, const char *sql, const sw_row *rows, int n)
+{
+    sw a, b;
+    sw_open(&a, kind, sql, true);
+    sw_open(&b, kind, sql, true);
+    for (int i = 0; i < n; i++) {
+        sw_feed(&a, &rows[i], 1);
+        sw_feed(&b, &rows[i], 1);
+        sw_restart(&b);
+        if (a.log.len != b.log.len || (a.log.len && memcmp(a.log.data, b.log.data, a.log.len) != 0))
+            fail_msg("%s: after row %d the restored run differs\n--- uninterrupted\n%.*s"
+                     "--- restored\n%.*s",
+                     sql, i, (int)a.log.len, (const char *)a.log.data, (int)b.log.len,
+                     (const char *)b.log.data);
+    }
+    assert_true(a.log.len > 0);
+    sw_close(&a);
+    sw_close(&b);
+}
+
+/* ------------------------------------------------------------ randomized tests */
+
+/* A seeded generator (test_trigger_event.c, test_trigger_state.c). */
+static uint64_t sw_rng_state;
+static inline uint32_t sw_rnd(uint32_t n)
+{
+    sw_rng_state = sw_rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(sw_rng_state >> 33) % n;
+}
+
+/* TRIG_RANDOM_SCALE=n (environment) multiplies the randomized iterations for a local
+ * shake-out run; the default (1) keeps the suite fast. */
+static inline int sw_rand_scale(void)
+{
+    const char *e = getenv("TRIG_RANDOM_SCALE");
+    int n = e ? atoi(e) : 1;
+    return n > 0 ? n : 1;
+}
+
 #endif
