@@ -238,6 +238,11 @@ int sl__mc_key_db(sl_buf *k, const char *db);
 int sl__mc_key_table(sl_buf *k, const char *db, const char *table);
 int sl__mc_key_id(sl_buf *k, uint32_t id);
 
+/* A length-prefixed string (varint length, bytes): append / read into a new
+ * NUL-terminated copy (SL_ECORRUPT for a short record or an embedded NUL, SL_ENOMEM). */
+int sl__mc_put_str(sl_buf *v, const char *s);
+int sl__mc_get_str(sl_reader *r, char **out);
+
 /* Values. 0 or SL_ENOMEM. */
 int sl__mc_enc_counters(sl_buf *v, uint64_t next_uid, uint32_t next_vgroup, uint32_t next_node);
 int sl__mc_enc_db(sl_buf *v, const sl__mc_db *db);

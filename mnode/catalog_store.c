@@ -48,7 +48,7 @@ int sl__mc_key_id(sl_buf *k, uint32_t id)
     return sl_key_put_u32(k, id);
 }
 
-static int put_str(sl_buf *v, const char *s)
+int sl__mc_put_str(sl_buf *v, const char *s)
 {
     size_t n = strlen(s);
     int rc = sl_buf_put_varu(v, n);
@@ -59,7 +59,7 @@ static int put_fields(sl_buf *v, const sl_field *f, int n)
 {
     int rc = sl_buf_put_varu(v, (uint64_t)n);
     for (int i = 0; rc == 0 && i < n; i++) {
-        rc = put_str(v, f[i].name);
+        rc = sl__mc_put_str(v, f[i].name);
         if (rc == 0)
             rc = sl_buf_put_u8(v, (uint8_t)f[i].type);
         if (rc == 0)
@@ -84,7 +84,7 @@ int sl__mc_enc_db(sl_buf *v, const sl__mc_db *db)
 {
     int rc = sl_buf_put_u8(v, SL__MC_FORMAT);
     if (rc == 0)
-        rc = put_str(v, db->d_name);
+        rc = sl__mc_put_str(v, db->d_name);
     if (rc == 0)
         rc = sl_buf_put_u8(v, (uint8_t)db->d_prec);
     if (rc == 0)
@@ -100,7 +100,7 @@ int sl__mc_enc_vgroup(sl_buf *v, const sl__mc_vgroup *vg)
 {
     int rc = sl_buf_put_u8(v, SL__MC_FORMAT);
     if (rc == 0)
-        rc = put_str(v, vg->vg_db->d_name);
+        rc = sl__mc_put_str(v, vg->vg_db->d_name);
     if (rc == 0)
         rc = sl_buf_put_varu(v, vg->vg_index);
     if (rc == 0)
@@ -114,7 +114,7 @@ int sl__mc_enc_table(sl_buf *v, const sl__mc_table *t)
     if (rc == 0)
         rc = sl_buf_put_u8(v, (uint8_t)t->t_kind);
     if (rc == 0)
-        rc = put_str(v, t->t_name);
+        rc = sl__mc_put_str(v, t->t_name);
     if (rc == 0)
         rc = sl_buf_put_u64(v, t->t_uid);
     if (rc == 0)
@@ -154,7 +154,7 @@ int sl__mc_enc_node(sl_buf *v, const sl__mc_node *n)
     if (rc == 0)
         rc = sl_buf_put_u8(v, (uint8_t)n->n_kind);
     if (rc == 0)
-        rc = put_str(v, n->n_addr);
+        rc = sl__mc_put_str(v, n->n_addr);
     if (rc == 0)
         rc = sl_buf_put_u8(v, n->n_dropped ? 2 : n->n_alive ? 1 : 0); /* 2: dropped */
     if (rc == 0)
@@ -179,8 +179,7 @@ int sl__mc_batch_counters(sl_mcatalog *cat, sl_kv_batch *b, uint64_t next_uid, u
 
 /* ------------------------------------------------------------ decoding */
 
-/* Reads a length-prefixed string into a new NUL-terminated copy. */
-static int get_str(sl_reader *r, char **out)
+int sl__mc_get_str(sl_reader *r, char **out)
 {
     uint64_t n;
     if (sl_reader_varu(r, &n) < 0 || n > sl_reader_left(r))
@@ -221,7 +220,7 @@ static int get_fields(sl_reader *r, int max, sl_field **out, int *nout)
         uint8_t ty;
         uint64_t w;
         char *name = NULL;
-        if ((rc = get_str(r, &name)) < 0)
+        if ((rc = sl__mc_get_str(r, &name)) < 0)
             break;
         f[i].name = name;
         if (sl_reader_u8(r, &ty) < 0 || ty == SL_T_NULL || ty >= SL_T__COUNT ||
@@ -287,7 +286,7 @@ static int load_node(sl_mcatalog *cat, const void *k, size_t kn, const void *v, 
     if (rc == 0 && (sl_reader_u8(&r, &kind) < 0 || kind < SL_MC_VNODE || kind > SL_MC_MNODE))
         rc = SL_ECORRUPT;
     if (rc == 0)
-        rc = get_str(&r, &n->n_addr);
+        rc = sl__mc_get_str(&r, &n->n_addr);
     if (rc == 0 && (sl_reader_u8(&r, &alive) < 0 || sl_reader_vari(&r, &n->n_last_seen) < 0 ||
                     sl_reader_vari(&r, &n->n_created) < 0))
         rc = SL_ECORRUPT;
@@ -338,7 +337,7 @@ static int load_db(sl_mcatalog *cat, const void *k, size_t kn, const void *v, si
     uint64_t nvg = 0;
     int rc = get_version(&r);
     if (rc == 0)
-        rc = get_str(&r, &db->d_name);
+        rc = sl__mc_get_str(&r, &db->d_name);
     if (rc == 0 && (sl_reader_u8(&r, &prec) < 0 || prec > SL_PREC_NS ||
                     sl_reader_vari(&r, &db->d_created) < 0 || sl_reader_varu(&r, &nvg) < 0 ||
                     nvg < 1 || nvg > SL_DDL_VGROUPS_MAX || sl_reader_left(&r) != nvg * 4))
@@ -380,7 +379,7 @@ static int load_vgroup(sl_mcatalog *cat, const void *k, size_t kn, const void *v
     uint32_t vnode;
     int rc = get_version(&r);
     if (rc == 0)
-        rc = get_str(&r, &dbname);
+        rc = sl__mc_get_str(&r, &dbname);
     if (rc == 0 && (sl_reader_varu(&r, &index) < 0 || sl_reader_u32(&r, &vnode) < 0))
         rc = SL_ECORRUPT;
     sl__mc_db *db = rc == 0 ? sl__mc_find_db(cat, dbname) : NULL;
@@ -445,7 +444,7 @@ static int decode_table(sl_mcatalog *cat, sl__mc_db *db, const void *v, size_t v
     if (rc == 0 && (sl_reader_u8(&r, &kind) < 0 || kind > SL_TABLE_NORMAL))
         rc = SL_ECORRUPT;
     if (rc == 0)
-        rc = get_str(&r, &name);
+        rc = sl__mc_get_str(&r, &name);
     if (rc < 0)
         return rc;
     sl__mc_table *t = sl__mc_table_new(db, (sl_table_kind)kind, name);

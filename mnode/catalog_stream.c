@@ -101,32 +101,25 @@ void sl__mc_streams_forget_db(sl_mcatalog *cat, const char *db)
 
 /* ------------------------------------------------------------ records */
 
-static int put_str(sl_buf *v, const char *s)
-{
-    size_t n = strlen(s);
-    int rc = sl_buf_put_varu(v, n);
-    return rc ? rc : sl_buf_put(v, s, n);
-}
-
 static int enc_stream(sl_buf *v, const sl__mc_stream *s, bool running)
 {
     int rc = sl_buf_put_u8(v, SL__MC_FORMAT);
     if (rc == 0)
         rc = sl_buf_put_u64(v, s->s_id);
     if (rc == 0)
-        rc = put_str(v, s->s_db);
+        rc = sl__mc_put_str(v, s->s_db);
     if (rc == 0)
-        rc = put_str(v, s->s_name);
+        rc = sl__mc_put_str(v, s->s_name);
     if (rc == 0)
-        rc = put_str(v, s->s_sql);
+        rc = sl__mc_put_str(v, s->s_sql);
     if (rc == 0)
-        rc = put_str(v, s->s_trigger);
+        rc = sl__mc_put_str(v, s->s_trigger);
     if (rc == 0)
         rc = sl_buf_put_u8(v, running ? 1 : 0);
     if (rc == 0)
         rc = sl_buf_put_vari(v, s->s_created);
     if (rc == 0)
-        rc = put_str(v, s->s_plan_db ? s->s_plan_db : s->s_db); /* added; optional on read */
+        rc = sl__mc_put_str(v, s->s_plan_db ? s->s_plan_db : s->s_db); /* added; optional on read */
     return rc;
 }
 
@@ -204,25 +197,6 @@ static int write_batch(sl_mcatalog *cat, sl_kv_batch *b, sl_pos pos, sl_error *e
 
 /* ------------------------------------------------------------ loading */
 
-static int get_str(sl_reader *r, char **out)
-{
-    uint64_t n;
-    if (sl_reader_varu(r, &n) < 0 || n > sl_reader_left(r))
-        return SL_ECORRUPT;
-    const uint8_t *p = sl_reader_take(r, (size_t)n);
-    char *s = malloc((size_t)n + 1);
-    if (s == NULL)
-        return SL_ENOMEM;
-    memcpy(s, p, (size_t)n);
-    s[n] = '\0';
-    if (strlen(s) != n) {
-        free(s);
-        return SL_ECORRUPT;
-    }
-    *out = s;
-    return 0;
-}
-
 static int decode_stream(const void *v, size_t vn, sl__mc_stream *s)
 {
     sl_reader r;
@@ -230,18 +204,18 @@ static int decode_stream(const void *v, size_t vn, sl__mc_stream *s)
     uint8_t ver, running;
     if (sl_reader_u8(&r, &ver) < 0 || ver != SL__MC_FORMAT || sl_reader_u64(&r, &s->s_id) < 0)
         return SL_ECORRUPT;
-    int rc = get_str(&r, &s->s_db);
+    int rc = sl__mc_get_str(&r, &s->s_db);
     if (rc == 0)
-        rc = get_str(&r, &s->s_name);
+        rc = sl__mc_get_str(&r, &s->s_name);
     if (rc == 0)
-        rc = get_str(&r, &s->s_sql);
+        rc = sl__mc_get_str(&r, &s->s_sql);
     if (rc == 0)
-        rc = get_str(&r, &s->s_trigger);
+        rc = sl__mc_get_str(&r, &s->s_trigger);
     if (rc == 0 && (sl_reader_u8(&r, &running) < 0 || running > 1 ||
                     sl_reader_vari(&r, &s->s_created) < 0))
         rc = SL_ECORRUPT;
     if (rc == 0 && sl_reader_left(&r) != 0)
-        rc = get_str(&r, &s->s_plan_db);
+        rc = sl__mc_get_str(&r, &s->s_plan_db);
     if (rc == 0 && sl_reader_left(&r) != 0)
         rc = SL_ECORRUPT;
     if (rc == 0)
