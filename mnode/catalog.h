@@ -403,6 +403,24 @@ typedef struct sl_mcatalog_stream {
     const uint32_t *owners; /* nslots entries; valid until the next change of the catalog */
 } sl_mcatalog_stream;
 
+/*
+ * Whether stream `name` of database `db` (names compared as the catalog does) runs at the
+ * current placement: every slot has an owner that acts on the current epoch and reports
+ * the stream among its ready tasks. CREATE STREAM and START STREAM answer only then, so
+ * rows written after the statement returns are the stream's (an owner reports a task
+ * after reading the change log's end). Returns SL_MC_STREAM_RUNNING, SL_MC_STREAM_STARTING
+ * (not yet), SL_MC_STREAM_IDLE (stopped, or no snode alive: nothing will start it soon)
+ * or SL_MC_STREAM_GONE (no such stream: dropped meanwhile). Call sl_mcatalog_place first.
+ */
+typedef enum sl_mcatalog_stream_state {
+    SL_MC_STREAM_GONE = 0,
+    SL_MC_STREAM_IDLE = 1,
+    SL_MC_STREAM_STARTING = 2,
+    SL_MC_STREAM_RUNNING = 3
+} sl_mcatalog_stream_state;
+sl_mcatalog_stream_state sl_mcatalog_stream_state_of(sl_mcatalog *cat, const char *db,
+                                                     const char *name);
+
 /* Visitor of sl_mcatalog_each_stream: return 0 to go on, nonzero to stop with that value. */
 typedef int (*sl_mcatalog_stream_fn)(void *arg, const sl_mcatalog_stream *s);
 

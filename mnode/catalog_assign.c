@@ -283,6 +283,31 @@ done:
     return rc;
 }
 
+sl_mcatalog_stream_state sl_mcatalog_stream_state_of(sl_mcatalog *cat, const char *db,
+                                                     const char *name)
+{
+    const sl__mc_stream *st = NULL;
+    for (int i = 0; st == NULL && i < cat->c_nstreams; i++)
+        if (sl_ddl_name_eq(cat->c_streams[i]->s_db, db) &&
+            sl_ddl_name_eq(cat->c_streams[i]->s_name, name))
+            st = cat->c_streams[i];
+    if (st == NULL)
+        return SL_MC_STREAM_GONE;
+    const uint32_t *owners = sl__mc_owners(cat, st->s_id);
+    if (!st->s_running || owners == NULL)
+        return SL_MC_STREAM_IDLE;
+    for (uint32_t s = 0; s < cat->c_slots; s++) {
+        if (owners[s] == 0)
+            return SL_MC_STREAM_IDLE; /* no snode alive */
+        if (s > 0 && owners[s] == owners[s - 1])
+            continue;
+        const sl__mc_node *n = sl__mc_find_node(cat, owners[s]);
+        if (n == NULL || n->n_epoch < cat->c_epoch || sl__mc_task_of(n, st->s_id) == NULL)
+            return SL_MC_STREAM_STARTING;
+    }
+    return SL_MC_STREAM_RUNNING;
+}
+
 /* ------------------------------------------------------------ snodes */
 
 static sl__mc_node *find_snode(sl_mcatalog *cat, uint32_t id, sl_error *err)

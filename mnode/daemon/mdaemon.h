@@ -38,6 +38,7 @@ typedef struct sl_mdaemon {
     md_jentry *md_journal;
     size_t md_njournal, md_capjournal;
     uint64_t md_floor;
+    struct md_waiter *md_waiters; /* CREATE / START STREAM replies waiting (stream_wait.c) */
 } sl_mdaemon;
 
 /* Most journal entries kept; past it the journal restarts (older copies get full lists). */
@@ -60,6 +61,19 @@ extern const int sl__mnode_nmethods;
 /* Recomputes the stream placement when its inputs changed (sl_mcatalog_place) and logs an
  * epoch change. Called after every event that may change it. */
 void sl__md_place(sl_mdaemon *md);
+
+/*
+ * CREATE STREAM and START STREAM answer once the stream runs (sl_mcatalog_stream_state_of),
+ * so rows written after the statement returns are processed; at most MD_STREAM_WAIT_MS,
+ * and at once when nothing can run it soon (stopped, no snode alive) or it was dropped.
+ * sl__md_stream_wait keeps `reply` with the packed reply (len bytes, copied) for stream
+ * `name` of database `db`, or answers at once; sl__md_stream_wait_check answers the waiters
+ * whose stream runs or whose time is up (called after every placement check).
+ */
+#define MD_STREAM_WAIT_MS 10000
+void sl__md_stream_wait(sl_mdaemon *md, sl_rpc_reply *reply, const void *msg, size_t len,
+                        const char *db, const char *name);
+void sl__md_stream_wait_check(sl_mdaemon *md);
 
 /* Wall clock in ms since the epoch. */
 int64_t sl__md_now_ms(void);

@@ -203,7 +203,23 @@ static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     Sluice__ExecReply rp = SLUICE__EXEC_REPLY__INIT;
     rp.result = &rs;
     rp.current_db = (char *)(new_db ? new_db : "");
-    sl_rpc_reply_msg(reply, &rp.base);
+    const sl_qname *sname = st->kind == SL_STMT_CREATE_STREAM  ? &st->u.create_stream.name
+                            : st->kind == SL_STMT_START_STREAM ? &st->u.stream_ctl.name
+                                                               : NULL;
+    const char *sdb = sname == NULL ? NULL : sname->db ? sname->db : cur;
+    if (sdb == NULL) {
+        sl_rpc_reply_msg(reply, &rp.base);
+        goto done;
+    }
+    /* CREATE / START STREAM: answered once the stream runs (stream_wait.c). */
+    size_t plen = sluice__exec_reply__get_packed_size(&rp);
+    uint8_t *packed = sl_arena_alloc(&a, plen ? plen : 1);
+    if (packed == NULL) {
+        rc = sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory");
+        goto fail;
+    }
+    sluice__exec_reply__pack(&rp, packed);
+    sl__md_stream_wait(md, reply, packed, plen, sdb, sname->name);
     goto done;
 fail:
     reply_sl_error(reply, rc, &err);
@@ -570,6 +586,7 @@ void sl__md_place(sl_mdaemon *md)
     if (changed)
         sl_log(SL_LOG_INFO, "mnode", "placement changed epoch=%" PRIu64 " (was %" PRIu64 ")",
                sl_mcatalog_epoch(md->md_cat), before);
+    sl__md_stream_wait_check(md);
 }
 
 /* Collects the streams with a slot on one snode, with their slot bitmaps. */

@@ -295,16 +295,16 @@ static int remember_subtable(sl_stask *t, uint64_t group, const char *name)
     return 0;
 }
 
-/* The group's output subtable, created on first use. */
-static int group_subtable(sl_stask *t, run_ctx *c, const char **name, sl_error *err)
+/* The name of the group's output subtable (sub, 200 bytes): OUTPUT_SUBTABLE's value or
+ * the generated <into>_<group id in hex>; the known name once it was made or found. */
+static int subtable_name(sl_stask *t, run_ctx *c, char *sub, sl_error *err)
 {
     const char *known = known_subtable(t, t->grp.id);
     if (known != NULL) {
-        *name = known;
+        snprintf(sub, 200, "%s", known);
         return 0;
     }
     const sl_create_stream *cs = t->cs;
-    char sub[200];
     sl_result r;
     sl_result_init(&r);
     int rc = 0;
@@ -318,14 +318,30 @@ static int group_subtable(sl_stask *t, run_ctx *c, const char **name, sl_error *
                 rc = sl_error_set(err, SL_EINVAL, 0, 0,
                                   "OUTPUT_SUBTABLE gave no name for group %" PRIu64, t->grp.id);
             else /* longer names are truncated, as the spec says */
-                snprintf(sub, sizeof(sub), "%.*s",
+                snprintf(sub, 200, "%.*s",
                          (int)(v.v.s.len < SL_TABLE_NAME_MAX ? v.v.s.len : SL_TABLE_NAME_MAX),
                          v.v.s.ptr);
         }
         sl_result_fini(&r);
     } else {
-        snprintf(sub, sizeof(sub), "%.150s_%016" PRIx64, t->out_name, t->grp.id);
+        snprintf(sub, 200, "%.150s_%016" PRIx64, t->out_name, t->grp.id);
     }
+    return rc;
+}
+
+/* The group's output subtable, created on first use. */
+static int group_subtable(sl_stask *t, run_ctx *c, const char **name, sl_error *err)
+{
+    const char *known = known_subtable(t, t->grp.id);
+    if (known != NULL) {
+        *name = known;
+        return 0;
+    }
+    const sl_create_stream *cs = t->cs;
+    char sub[200];
+    sl_result r;
+    sl_result_init(&r);
+    int rc = subtable_name(t, c, sub, err);
     if (rc < 0)
         return rc;
     /* Tag values: the TAGS expressions, or the grouping values. */
@@ -704,6 +720,8 @@ static int forced_row(sl_stask *t, run_ctx *c, sl_result *res, sl_error *err)
 
 static bool computes(const sl_trig_event *ev)
 {
+    if (ev->flags & SL_TRIG_F_NOTIFY_ONLY)
+        return false; /* NOTIFY ON asked for it, EVENT_TYPE did not */
     switch (ev->type) {
     case SL_TRIG_EV_WINDOW_OPEN:
     case SL_TRIG_EV_WINDOW_CLOSE:
@@ -757,6 +775,23 @@ static bool stores(const sl_stask *t, const sl_trig_event *ev)
     return t->cs->has_into && !(ev->flags & SL_TRIG_F_CALC_NOTIFY_ONLY);
 }
 
+/* The output (sub)table an event without written rows names in its notification (a
+ * window without rows, an open-time event): the group's subtable, made or not yet. */
+static void event_table(sl_stask *t, run_ctx *c, char *table, size_t tn)
+{
+    if (table[0] != '\0' || !t->cs->has_into)
+        return;
+    if (!t->grouped) {
+        snprintf(table, tn, "%s", t->out_name);
+        return;
+    }
+    char sub[200];
+    sl_error err;
+    sl_error_clear(&err);
+    if (subtable_name(t, c, sub, &err) == 0)
+        snprintf(table, tn, "%s", sub);
+}
+
 static void call_hook(sl_stask *t, const sl_trig_event *ev, const sl_result *res, bool have,
                       const char *table)
 {
@@ -791,6 +826,8 @@ static void process_now(sl_stask *t, const sl_trig_event *ev)
             output_failed(t, ev->group_id, rc, &err);
         sl_block_fini(&rows);
     }
+    if (t->cfg.on_event != NULL)
+        event_table(t, &c, table, sizeof(table));
     call_hook(t, ev, &res, have, table);
     sl_result_fini(&res);
     sl_buf_fini(&c.where);
@@ -1023,6 +1060,8 @@ static void flush_pending(sl_stask *t)
                 output_failed(t, ev->group_id, rc, &err);
             sl_block_fini(&rows);
         }
+        if (t->cfg.on_event != NULL)
+            event_table(t, &c, tables[i], sizeof(tables[i]));
         sl_buf_fini(&c.where);
     }
     for (size_t i = 0; i < nacc; i++) {

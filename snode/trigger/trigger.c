@@ -116,6 +116,13 @@ static int emit(sl_trig *t, const sl_trig_sink *sink, uint64_t gid, uint32_t fla
     ev->group_id = gid;
     ev->trigger_type = t->def->ops->type_name;
     ev->flags |= t->def->event_flags | flags;
+    unsigned bit = ev->type == SL_TRIG_EV_WINDOW_OPEN    ? SL_EVT_WINDOW_OPEN
+                   : ev->type == SL_TRIG_EV_WINDOW_CLOSE ? SL_EVT_WINDOW_CLOSE
+                   : ev->type == SL_TRIG_EV_IDLE         ? SL_EVT_IDLE
+                   : ev->type == SL_TRIG_EV_RESUME       ? SL_EVT_RESUME
+                                                         : 0;
+    if (bit != 0 && !(t->def->calc_events & bit))
+        ev->flags |= SL_TRIG_F_NOTIFY_ONLY;
     int64_t wall = sl__trig_wall(t);
     ev->event_time_ms = wall / 1000000;
     if (ev->localtime_ns == 0)

@@ -66,7 +66,9 @@ enum {
     SL_TRIG_F_FORCE_OUTPUT = 1u << 2, /* FORCE_OUTPUT */
     SL_TRIG_F_RECALC = 1u << 3,       /* re-emission after late data, update or delete */
     SL_TRIG_F_HISTORY = 1u << 4,      /* caused by a batch the runtime marked as history */
-    SL_TRIG_F_NO_DATA = 1u << 5       /* the window / period holds no rows */
+    SL_TRIG_F_NO_DATA = 1u << 5,      /* the window / period holds no rows */
+    SL_TRIG_F_NOTIFY_ONLY = 1u << 6   /* a type NOTIFY ON asks for but EVENT_TYPE does not:
+                                       * notified, not computed */
 };
 
 /* Classes of the deterministic trigger id: events of one class for the same (stream,

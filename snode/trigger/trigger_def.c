@@ -244,6 +244,18 @@ static int build_options(sl_trig_def *def, const sl_create_stream *cs, sl_error 
     if ((def->events & (SL_EVT_IDLE | SL_EVT_RESUME)) && def->idle_timeout_ns == 0)
         return sl_error_set(err, SL_EINVAL, has_event_type->pos.line, has_event_type->pos.col,
                             "EVENT_TYPE IDLE/RESUME requires IDLE_TIMEOUT");
+    /* NOTIFY ON's types are emitted too (a window opening is notified although only its
+     * close computes); those EVENT_TYPE lacks carry SL_TRIG_F_NOTIFY_ONLY. */
+    def->calc_events = def->events;
+    if (cs->notify.present && cs->notify.has_on) {
+        unsigned on = cs->notify.on_events & 0xfu;
+        if (!def->ops->window)
+            on &= (unsigned)(SL_EVT_IDLE | SL_EVT_RESUME);
+        if ((on & (SL_EVT_IDLE | SL_EVT_RESUME)) && def->idle_timeout_ns == 0)
+            return sl_error_set(err, SL_EINVAL, cs->notify.on_pos.line, cs->notify.on_pos.col,
+                                "NOTIFY ON IDLE/RESUME requires IDLE_TIMEOUT");
+        def->events |= on;
+    }
     if (def->delete_recalc && def->ops->recalc && !def->ops->recalc(def))
         return sl_error_set(err, SL_EINVAL, 0, 0,
                             "DELETE_RECALC is only supported on count windows whose sliding "

@@ -172,7 +172,8 @@ struct sl_trig_def {
     int64_t fill_history_start; /* INT64_MIN: none */
     int64_t max_delay_ns;       /* 0: none */
     int64_t idle_timeout_ns;    /* 0: none */
-    unsigned events;            /* SL_EVT_* */
+    unsigned events;            /* SL_EVT_* emitted: EVENT_TYPE's and NOTIFY ON's */
+    unsigned calc_events;       /* SL_EVT_* that compute (EVENT_TYPE's) */
     sl_cexpr *pre_filter;       /* NULL: none */
     uint32_t event_flags;       /* flags every event carries */
     uint64_t fingerprint;       /* hash of everything above that shapes state */

@@ -261,3 +261,89 @@ def test_low_latency_and_batched_same_output(cl):
     wait_equal(get("outu"), expu, "batched STATE_WINDOW", sql, db, ["ub"])
     for s in ("sb", "sl", "ub"):
         assert stream_errors(sql, db, s) == []
+
+
+# ------------------------------------------------------------------------------ MAX_DELAY
+
+def test_max_delay_intermediate_then_final(cl):
+    """MAX_DELAY(3s): a window still open 3 s (processing time) after it opened is computed
+    and its row written; the final computation at the close replaces that row (rule 11)."""
+    c, sql = cl
+    db = "o_maxdelay"
+    make_db(sql, db, ["CREATE TABLE n (ts TIMESTAMP, v INT)"])
+    q = "AS SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total FROM %%trows"
+    create_stream(c, sql, db, "CREATE STREAM md INTERVAL(1m) SLIDING(1m) FROM n "
+                              f"STREAM_OPTIONS(MAX_DELAY(3s)) INTO omd {q}")
+    create_stream(c, sql, db, f"CREATE STREAM nd INTERVAL(1m) SLIDING(1m) FROM n INTO ond {q}")
+
+    def get(t):
+        return lambda: sorted((sec(r[0]), num(r[1]), num(r[2])) for r in sql.rows(
+            f"SELECT CAST(ws AS BIGINT), cnt, total FROM {t}", db))
+    sql.insert(db, "n", [(0, 1), (5, 2)])
+    # Window [0,60) opens with rows 0, 5 and stays open (watermark 5): about 3 s later the
+    # MAX_DELAY trigger computes it: (0, 2 rows, sum 3).
+    wait_equal(get("omd"), [(0, 2, 3)], "MAX_DELAY intermediate row", sql, db, ["md"],
+               timeout=15, settle=0)
+    # The same window without MAX_DELAY has no row: it is open.
+    assert get("ond")() == []
+    # More rows of the window, then one of the next closes it: the final row (0, 3, 13)
+    # replaces the intermediate one - one row for the window, not two.
+    sql.insert(db, "n", [(20, 10), (61, 1)])
+    wait_equal(get("omd"), [(0, 3, 13)], "final row replaced the intermediate", sql, db, ["md"])
+    wait_equal(get("ond"), [(0, 3, 13)], "final row without MAX_DELAY", sql, db, ["nd"])
+    for s in ("md", "nd"):
+        assert stream_errors(sql, db, s) == []
+
+
+# ------------------------------------------------------------------------------ IGNORE_NODATA
+
+def test_ignore_nodata_trigger(cl):
+    """IGNORE_NODATA_TRIGGER: windows without rows do not trigger (INTERVAL: no open/close
+    notification of an empty window; PERIOD: no ON_TIME for a point without new rows)."""
+    c, sql = cl
+    db = "o_nodata"
+    port = free_port()
+    with receiving(port) as recv:
+        make_db(sql, db, ["CREATE TABLE n (ts TIMESTAMP, v INT)"])
+        url = f"ws://127.0.0.1:{port}/nd"
+        q = "AS SELECT _twstart AS ws, COUNT(*) AS cnt FROM %%trows"
+        for name, opt in (("all", ""), ("ign", "STREAM_OPTIONS(IGNORE_NODATA_TRIGGER) ")):
+            create_stream(c, sql, db,
+                          f"CREATE STREAM i_{name} INTERVAL(10s) SLIDING(10s) FROM n {opt}"
+                          f"NOTIFY('{url}') ON (WINDOW_OPEN|WINDOW_CLOSE) INTO oi_{name} {q}")
+            create_stream(c, sql, db,
+                          f"CREATE STREAM p_{name} PERIOD(1s) FROM n {opt}"
+                          f"NOTIFY('{url}') INTO op_{name} AS SELECT _tlocaltime AS "
+                          "t, COUNT(*) AS cnt FROM n")
+        sql.insert(db, "n", [(0, 1), (3, 2), (35, 3)])
+        # INTERVAL(10s), watermark 35: [0,10) opens and closes with rows; [10,20) and
+        # [20,30) have none: they open and close only without the option; [30,40) opens.
+        want = {
+            "i_all": {("WINDOW_OPEN", 0), ("WINDOW_CLOSE", 0), ("WINDOW_OPEN", 10),
+                      ("WINDOW_CLOSE", 10), ("WINDOW_OPEN", 20), ("WINDOW_CLOSE", 20),
+                      ("WINDOW_OPEN", 30)},
+            "i_ign": {("WINDOW_OPEN", 0), ("WINDOW_CLOSE", 0), ("WINDOW_OPEN", 30)},
+        }
+
+        def windows():
+            got = {"i_all": set(), "i_ign": set()}
+            for name, e in recv.events():
+                if name in got:
+                    got[name].add((e["eventType"], (e["windowStart"] - B) // 1000))
+            return got
+        assert poll(windows, lambda g: g == want, 20) == want
+        # PERIOD(1s): without the option one ON_TIME per second whether rows came or not;
+        # with it only the first point after the insert (rows since the previous point).
+        def on_time():
+            n = {"p_all": 0, "p_ign": 0}
+            for name, e in recv.events():
+                if name in n:
+                    assert e["eventType"] == "ON_TIME", e
+                    n[name] += 1
+            return n
+        assert poll(on_time, lambda n: n["p_all"] >= 4, 20)["p_all"] >= 4
+        time.sleep(1.5)
+        assert windows() == want
+        assert on_time()["p_ign"] == 1, on_time()
+        for s in ("i_all", "i_ign", "p_all", "p_ign"):
+            assert stream_errors(sql, db, s) == []

@@ -473,6 +473,35 @@ def test_stop_start_and_ignore_untreated(cl):
                sql, db, ["s"])
 
 
+def test_rows_right_after_create_and_start_are_processed(cl):
+    """CREATE STREAM and START STREAM return once every slot's task has positioned its
+    readers (docs/streams.md "When a stream starts"): rows inserted the moment the
+    statement returns are the stream's, without FILL_HISTORY and without waiting."""
+    c, sql = cl
+    db = "s_now"
+    tables = meters_db(sql, db, ["x", "y", "z"])
+    sql.insert(db, "d0", [(0, 100)])  # before the stream: not processed (no FILL_HISTORY)
+
+    def get():
+        return sorted((r[0], sec(r[1]), sec(r[2]), num(r[3])) for r in sql.rows(
+            "SELECT tag_tbname, CAST(ws AS BIGINT), CAST(we AS BIGINT), cnt FROM out", db))
+
+    # One CLI call: the CREATE, then at once the rows (no wait in between).
+    rows = " ".join(f"{t} VALUES ({ms(1)}, 1) ({ms(2)}, 2)" for t in tables)
+    sql.run("CREATE STREAM s COUNT_WINDOW(2) FROM meters PARTITION BY tbname INTO out AS "
+            "SELECT _twstart AS ws, _twend AS we, COUNT(*) AS cnt FROM %%trows; "
+            f"INSERT INTO {rows}", db)
+    # COUNT_WINDOW(2) per table over the rows after the CREATE: 1..2 (row 0 is older).
+    wait_equal(get, sorted((t, 1, 2, 2) for t in tables), "after CREATE", sql, db, ["s"])
+    sql.run("STOP STREAM s", db)
+    wait_acked(sql)
+    sql.insert(db, "d1", [(3, 1)])  # while stopped: skipped by IGNORE UNTREATED
+    rows = " ".join(f"{t} VALUES ({ms(4)}, 1) ({ms(5)}, 2)" for t in tables)
+    sql.run(f"START STREAM IGNORE UNTREATED s; INSERT INTO {rows}", db)
+    wait_equal(get, sorted([(t, 1, 2, 2) for t in tables] + [(t, 4, 5, 2) for t in tables]),
+               "after START IGNORE UNTREATED", sql, db, ["s"])
+
+
 # ------------------------------------------------------------------------------ kill -9 / move
 
 def eight_tables(sql, db):

@@ -602,6 +602,63 @@ static void check_tasks(fixture *f, const uint32_t *cand, size_t ncand)
     free(p);
 }
 
+/* ------------------------------------------------------------ 5b. stream state */
+
+/* sl_mcatalog_stream_state_of: RUNNING only when every owner acts on the current epoch and
+ * reports the stream (CREATE / START STREAM answer then). */
+static void test_stream_state(void **state)
+{
+    fixture *f = *state;
+    psnap *p = scene(f); /* 3 snodes, s1..s3 in "power", epoch 2, no reports yet */
+    uint64_t s1 = p->s[0].id, s2 = p->s[1].id;
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_STARTING);
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "POWER", "S1"), SL_MC_STREAM_STARTING);
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "nope"), SL_MC_STREAM_GONE);
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "other", "s1"), SL_MC_STREAM_GONE);
+    /* Every snode at epoch 2 reporting s1; s2 only on two of them. */
+    for (int k = 0; k < 3; k++) {
+        f->rep[k] = (snode_model){.epoch = 2, .ntasks = k < 2 ? 2 : 1};
+        f->rep[k].tasks[0] = (sl_mcatalog_task_report){.stream_id = s1};
+        f->rep[k].tasks[1] = (sl_mcatalog_task_report){.stream_id = s2};
+        report(f, k, T0 + 10);
+    }
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_RUNNING);
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s2"), SL_MC_STREAM_STARTING);
+    /* An owner still on an older epoch: not running yet, although it reports the stream. */
+    f->rep[1].epoch = 1;
+    report(f, 1, T0 + 20);
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_STARTING);
+    f->rep[1].epoch = 2;
+    report(f, 1, T0 + 30);
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_RUNNING);
+    /* STOP: idle (nothing to wait for); START bumps the epoch: starting until re-acked. */
+    ok(f->cat, "power", "STOP STREAM s1");
+    assert_true(place(f->cat));
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_IDLE);
+    ok(f->cat, "power", "START STREAM s1");
+    assert_true(place(f->cat));
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_STARTING);
+    uint64_t e = sl_mcatalog_epoch(f->cat);
+    for (int k = 0; k < 3; k++) {
+        f->rep[k].epoch = e;
+        report(f, k, T0 + 40);
+    }
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_RUNNING);
+    /* No snode alive: idle (CREATE does not wait for a start that cannot come). */
+    sl_error err;
+    sl_error_clear(&err);
+    uint32_t dead[4];
+    size_t ndead = 0;
+    heartbeat(f, f->vnode, T0 + 5000);
+    assert_int_equal(sl_mcatalog_node_sweep(f->cat, T0 + 5000, 1000, dead, 4, &ndead, &err), 0);
+    assert_int_equal(ndead, 3);
+    place(f->cat);
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_IDLE);
+    ok(f->cat, "power", "DROP STREAM s1");
+    assert_int_equal(sl_mcatalog_stream_state_of(f->cat, "power", "s1"), SL_MC_STREAM_GONE);
+    free(p);
+}
+
 static void test_system_tables(void **state)
 {
     fixture *f = *state;
@@ -1174,6 +1231,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_place_initial, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_and_revive, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_stop_start, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_stream_state, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_system_tables, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_heartbeat_errors, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_checkpoints, setup, mcf_teardown),

@@ -342,6 +342,53 @@ static void sliding_trigger(void **state)
     th_close(&h);
 }
 
+/* NOTIFY ON types EVENT_TYPE lacks are emitted flagged SL_TRIG_F_NOTIFY_ONLY (notified,
+ * not computed); EVENT_TYPE's carry no such flag. On PERIOD / plain SLIDING the window
+ * types of NOTIFY ON are ignored like EVENT_TYPE's. */
+static void notify_on_events(void **state)
+{
+    th h;
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                "NOTIFY('ws://127.0.0.1:9/x') ON (WINDOW_OPEN|WINDOW_CLOSE)");
+    assert_int_equal(sl_trig_def_events(h.def), SL_EVT_WINDOW_OPEN | SL_EVT_WINDOW_CLOSE);
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)70);
+    th_expect(&h, "OPEN 0\nCLOSE 0 60 1\nOPEN 60\n");
+    assert_true(h.flags[0] & SL_TRIG_F_NOTIFY_ONLY);
+    assert_false(h.flags[1] & SL_TRIG_F_NOTIFY_ONLY);
+    assert_true(h.flags[2] & SL_TRIG_F_NOTIFY_ONLY);
+    th_close(&h);
+
+    th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                "STREAM_OPTIONS(EVENT_TYPE(WINDOW_OPEN)) "
+                "NOTIFY('ws://127.0.0.1:9/x') ON (WINDOW_CLOSE)");
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)70);
+    th_expect(&h, "OPEN 0\nCLOSE 0 60 1\nOPEN 60\n");
+    assert_false(h.flags[0] & SL_TRIG_F_NOTIFY_ONLY);
+    assert_true(h.flags[1] & SL_TRIG_F_NOTIFY_ONLY);
+    th_close(&h);
+
+    th_open(&h, "CREATE STREAM s SLIDING(60s) FROM t1 NOTIFY('ws://127.0.0.1:9/x') "
+                "ON (WINDOW_OPEN)");
+    assert_int_equal(sl_trig_def_events(h.def), 0);
+    th_ts(&h, 0, 2, (int64_t)10, (int64_t)70);
+    th_expect(&h, "ONTIME 0 60 120\n");
+    assert_false(h.flags[0] & SL_TRIG_F_NOTIFY_ONLY);
+    th_close(&h);
+
+    /* IDLE/RESUME notified without IDLE_TIMEOUT: refused at the ON list. */
+    sl_error err;
+    sl_error_clear(&err);
+    th h2;
+    memset(&h2, 0, sizeof(h2));
+    assert_int_equal(th_build(&h2, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 "
+                                   "NOTIFY('ws://127.0.0.1:9/x') ON (WINDOW_CLOSE|IDLE)",
+                              SL_PREC_MS, &err),
+                     SL_EINVAL);
+    assert_non_null(strstr(err.msg, "NOTIFY ON IDLE/RESUME requires IDLE_TIMEOUT"));
+    assert_null(h2.def);
+    sl_parse_result_free(h2.pr);
+}
+
 static void options_passthrough(void **state)
 {
     th h;
@@ -556,6 +603,7 @@ int main(void)
         cmocka_unit_test(pre_filter_and_flags), cmocka_unit_test(groups_independent),
         cmocka_unit_test(max_delay),           cmocka_unit_test(idle_resume),
         cmocka_unit_test(sliding_trigger),     cmocka_unit_test(options_passthrough),
+        cmocka_unit_test(notify_on_events),
         cmocka_unit_test(calendar_months),     cmocka_unit_test(calendar_years),
         cmocka_unit_test(calendar_mixed),      cmocka_unit_test(calendar_random),
     };
