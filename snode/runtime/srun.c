@@ -16,6 +16,13 @@
  * subtable: OUTPUT_SUBTABLE(expr) or the generated name <into>_<group id in hex> (stable
  * per group, semantics rule 12), created on first use with CREATE TABLE IF NOT EXISTS ...
  * USING <into> TAGS (the TAGS expressions, or the grouping values).
+ *
+ * ROLLUP BY (docs/streams.md, "ROLLUP BY"): a group is a node of the path hierarchy and its
+ * key is the node's path: %%1 and the default tag are the path, %%rollup_tag its last
+ * segment, _trollup_tbcount the catalog's count of child tables at the node or below. Every
+ * read of the trigger table in the query - FROM %%trows and a plain FROM of the trigger
+ * table, also inside FROM subqueries - is restricted to the node's subtree:
+ * (tag = 'path' OR tag LIKE 'path.%') with LIKE's wildcards in the path escaped.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -27,6 +34,7 @@
 
 #include "common/expr/expr.h"
 #include "common/sql/unparse.h"
+#include "common/types/rollup.h"
 #include "stask_int.h"
 
 /* ---------------------------------------------------------------- literals */
@@ -92,7 +100,90 @@ typedef struct run_ctx {
     const sl_trig_event *ev;
     sl_buf where; /* the extra WHERE of FROM %%trows */
     bool trows;   /* the query reads FROM %%trows */
+    sl_buf rwhere; /* ROLLUP BY: the subtree restriction of a plain FROM of the trigger
+                    * table (built once per event; zeroed: empty; freed by compute) */
 } run_ctx;
+
+/* ROLLUP BY: appends "(`col` = 'path' OR `col` LIKE 'path.%')" for the node of t->grp:
+ * the rows of child tables whose path is the node's or a descendant's. */
+static int put_rollup_pred(sl_stask *t, const char *col, sl_buf *w)
+{
+    const sl_value *k = &t->grp.keys[0];
+    const char *p = t->grp.nkeys > 0 && !k->is_null ? k->v.s.ptr : "";
+    uint32_t n = t->grp.nkeys > 0 && !k->is_null ? k->v.s.len : 0;
+    if (n == 0) /* no node (cannot happen: such a table has no group) */
+        return sl_buf_printf(w, "FALSE");
+    sl_buf like;
+    sl_buf_init(&like);
+    int rc = sl_rollup_like_pattern(p, n, &like);
+    if (rc == 0)
+        rc = sl_buf_printf(w, "(");
+    if (rc == 0)
+        rc = put_ident(w, col);
+    if (rc == 0)
+        rc = sl_buf_printf(w, " = ");
+    if (rc == 0)
+        rc = put_string(w, p, n);
+    if (rc == 0)
+        rc = sl_buf_printf(w, " OR ");
+    if (rc == 0)
+        rc = put_ident(w, col);
+    if (rc == 0)
+        rc = sl_buf_printf(w, " LIKE ");
+    if (rc == 0)
+        rc = put_string(w, (const char *)like.data, like.len);
+    if (rc == 0)
+        rc = sl_buf_printf(w, ")");
+    sl_buf_fini(&like);
+    return rc;
+}
+
+/*
+ * _trollup_tbcount: the child tables of the trigger table the catalog holds now whose path
+ * is the node's or a descendant's (information_schema.ins_tags), at the event. Tables with
+ * a NULL, empty or invalid path are in no node and not counted.
+ */
+static int rollup_tbcount(sl_stask *t, int64_t *count, sl_error *err)
+{
+    const sl_table_meta *m = &t->trig.meta;
+    const char *db = m->db != NULL ? m->db : t->trig_db;
+    const char *st = m->name != NULL ? m->name : t->trig_name;
+    const char *tag = m->tags[t->keys[0]].name;
+    sl_buf q;
+    sl_buf_init(&q);
+    int rc = sl_buf_printf(&q, "SELECT COUNT(*) FROM information_schema.ins_tags WHERE "
+                               "db_name = ");
+    if (rc == 0)
+        rc = put_string(&q, db, strlen(db));
+    if (rc == 0)
+        rc = sl_buf_printf(&q, " AND stable_name = ");
+    if (rc == 0)
+        rc = put_string(&q, st, strlen(st));
+    if (rc == 0)
+        rc = sl_buf_printf(&q, " AND tag_name = ");
+    if (rc == 0)
+        rc = put_string(&q, tag, strlen(tag));
+    if (rc == 0)
+        rc = sl_buf_printf(&q, " AND ");
+    if (rc == 0)
+        rc = put_rollup_pred(t, "tag_value", &q);
+    if (rc == 0)
+        rc = sl_buf_put_u8(&q, 0);
+    if (rc < 0) {
+        sl_buf_fini(&q);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
+    sl_result r;
+    sl_result_init(&r);
+    rc = sl_query(t->run, (const char *)q.data, &r, err);
+    sl_buf_fini(&q);
+    if (rc == 0 && (r.ncols != 1 || r.rows.nrows != 1 || sl_column_is_null(&r.rows.cols[0], 0)))
+        rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "_trollup_tbcount: unexpected catalog answer");
+    if (rc == 0)
+        *count = sl_column_get_i64(&r.rows.cols[0], 0);
+    sl_result_fini(&r);
+    return rc;
+}
 
 static int ph_text(void *ud, const sl_expr *ph, sl_buf *out, sl_error *err)
 {
@@ -121,6 +212,20 @@ static int ph_text(void *ud, const sl_expr *ph, sl_buf *out, sl_error *err)
         return put_value(out, &t->grp.keys[n - 1]);
     }
     case SL_PH_TBNAME: return put_string(out, t->grp.table, strlen(t->grp.table));
+    case SL_PH_ROLLUP_TAG: {
+        const sl_value *k = &t->grp.keys[0];
+        if (!t->rollup || t->grp.nkeys < 1 || k->is_null)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "%%%%rollup_tag: the group has no node");
+        size_t at = sl_rollup_last_segment(k->v.s.ptr, k->v.s.len);
+        return put_string(out, k->v.s.ptr + at, k->v.s.len - at);
+    }
+    case SL_PH_TROLLUP_TBCOUNT: {
+        int64_t n = 0;
+        if (!t->rollup || t->grp.nkeys < 1)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "_trollup_tbcount: the group has no node");
+        int rc = rollup_tbcount(t, &n, err);
+        return rc < 0 ? rc : sl_buf_printf(out, "%" PRId64, n);
+    }
     default:
         return sl_error_set(err, SL_EUNSUPPORTED, 0, 0, "placeholder %s is not run yet",
                             sl_placeholder_name(ph->u.placeholder.ph));
@@ -141,6 +246,10 @@ static int put_ts_cmp(sl_buf *b, const char *col, const char *op, int64_t ts)
 
 static int put_group_pred(sl_stask *t, sl_buf *w)
 {
+    if (t->rollup) {
+        int rc = sl_buf_printf(w, " AND ");
+        return rc ? rc : put_rollup_pred(t, t->trig.meta.tags[t->keys[0]].name, w);
+    }
     int rc = 0;
     for (int k = 0; rc == 0 && k < t->nkeys && k < t->grp.nkeys; k++) {
         const char *col = t->keys[k] < 0 ? "tbname" : t->trig.meta.tags[t->keys[k]].name;
@@ -173,8 +282,29 @@ static int src_text(void *ud, const sl_from *from, sl_buf *out, const char **ext
             return sl_error_set(err, SL_EINVAL, 0, 0, "%%%%tbname: the event has no table");
         return rc ? rc : put_ident(out, t->grp.table);
     }
+    /* A group of one child table (PARTITION BY tbname, ...): %%trows reads that table, so
+     * the query goes to its vgroup and scans its rows only, not every child table of the
+     * super table in the time range (the group predicate below still applies). */
+    bool by_table = false;
+    for (int k = 0; k < t->nkeys; k++)
+        by_table |= t->keys[k] < 0;
+    bool one_table = by_table && from->table.name == NULL && !t->rollup &&
+                     t->grp.table[0] != '\0' && t->trig.meta.kind == SL_TABLE_SUPER;
     if (rc == 0)
-        rc = put_ident(out, t->trig_name);
+        rc = put_ident(out, one_table ? t->grp.table : t->trig_name);
+    if (from->table.name != NULL) {
+        /* ROLLUP BY: a plain FROM of the trigger table (restrict_query) - the node's
+         * subtree, every row of it. */
+        if (rc == 0 && c->rwhere.len == 0) {
+            rc = put_rollup_pred(t, t->trig.meta.tags[t->keys[0]].name, &c->rwhere);
+            if (rc == 0)
+                rc = sl_buf_put_u8(&c->rwhere, 0);
+        }
+        if (rc < 0)
+            return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        *extra_where = (const char *)c->rwhere.data;
+        return 0;
+    }
     /* %%trows: the rows of the group behind the event that passed PRE_FILTER. */
     c->trows = true;
     sl_buf_reset(&c->where);
@@ -224,23 +354,66 @@ static int run_sql(sl_stask *t, const char *sql, sl_result *res, sl_error *err)
     return sl_query(t->run, sql, res, err);
 }
 
+/* Allocations of a rewritten expression tree, freed together. */
+typedef struct ex_pool {
+    void **p;
+    size_t n, cap;
+    bool oom;
+} ex_pool;
+
+static void *pool_alloc(ex_pool *pl, size_t size)
+{
+    if (pl->n == pl->cap) {
+        size_t cap = pl->cap ? pl->cap * 2 : 16;
+        void **np = realloc(pl->p, cap * sizeof(*np));
+        if (np == NULL) {
+            pl->oom = true;
+            return NULL;
+        }
+        pl->p = np;
+        pl->cap = cap;
+    }
+    void *m = calloc(1, size ? size : 1);
+    if (m == NULL) {
+        pl->oom = true;
+        return NULL;
+    }
+    pl->p[pl->n++] = m;
+    return m;
+}
+
+static void pool_free(ex_pool *pl)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        free(pl->p[i]);
+    free(pl->p);
+}
+
+static sl_expr *dup_expr(const sl_stask *t, const sl_select *q, const sl_expr *e, ex_pool *pl);
+
 /* Evaluates expressions without a table (OUTPUT_SUBTABLE, TAGS) for the current group:
- * SELECT e1, e2, ... with placeholders substituted. */
+ * SELECT e1, e2, ... with placeholders substituted and the grouping columns named in them
+ * (tbname, a PARTITION BY tag, the ROLLUP BY tag) replaced by the group's values. */
 static int eval_exprs(sl_stask *t, run_ctx *c, sl_expr *const *exprs, int n, sl_result *res,
                       sl_error *err)
 {
     sl_unparse_subst subst = {.ud = c, .placeholder = ph_text};
     sl_buf sql;
     sl_buf_init(&sql);
+    ex_pool pl = {0};
     int rc = sl_buf_printf(&sql, "SELECT ");
     for (int i = 0; rc == 0 && i < n; i++) {
         if (i > 0)
             rc = sl_buf_printf(&sql, ", ");
+        const sl_expr *e = dup_expr(t, NULL, exprs[i], &pl);
+        if (rc == 0 && pl.oom)
+            rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
         if (rc == 0)
-            rc = sl_unparse_expr(exprs[i], &subst, &sql, err);
+            rc = sl_unparse_expr(e, &subst, &sql, err);
     }
     if (rc == 0)
         rc = run_sql(t, (const char *)sql.data, res, err);
+    pool_free(&pl);
     sl_buf_fini(&sql);
     if (rc == 0 && res->rows.nrows != 1)
         rc = sl_error_set(err, SL_EINVAL, 0, 0, "an expression gave %u rows", res->rows.nrows);
@@ -481,12 +654,22 @@ static bool has_opt(const sl_create_stream *cs, sl_stream_opt_kind k)
 
 /* The group key (index) a column of the query names when the query reads the trigger
  * table's group (FROM %%trows / %%tbname) and the column is tbname or a PARTITION BY tag:
- * such a column is constant for the event. -1 otherwise. */
+ * such a column is constant for the event. -1 otherwise - always for ROLLUP BY, whose tag
+ * differs between the tables of a node. q NULL: an OUTPUT_SUBTABLE / TAGS expression,
+ * where every grouping column (ROLLUP BY: the tag, the node's path) is the group's value. */
 static int key_column(const sl_stask *t, const sl_select *q, const sl_expr *e)
 {
-    if (q->from == NULL || (q->from->kind != SL_FROM_TROWS && q->from->kind != SL_FROM_TBNAME))
+    if (q == NULL && t->rollup)
+        return e->u.column.table == NULL &&
+                       strcasecmp(e->u.column.name, t->cs->rollup_tag) == 0
+                   ? 0
+                   : -1;
+    if (q != NULL && t->rollup)
         return -1;
-    if (e->u.column.table != NULL &&
+    if (q != NULL &&
+        (q->from == NULL || (q->from->kind != SL_FROM_TROWS && q->from->kind != SL_FROM_TBNAME)))
+        return -1;
+    if (q != NULL && e->u.column.table != NULL &&
         (q->from->alias == NULL || strcasecmp(q->from->alias, e->u.column.table) != 0))
         return -1;
     for (int k = 0; k < t->nkeys && k < t->grp.nkeys; k++) {
@@ -547,43 +730,6 @@ static bool const_expr(const sl_stask *t, const sl_select *q, const sl_expr *e)
     }
     return false;
 }
-
-/* Allocations of a rewritten expression tree, freed together. */
-typedef struct ex_pool {
-    void **p;
-    size_t n, cap;
-    bool oom;
-} ex_pool;
-
-static void *pool_alloc(ex_pool *pl, size_t size)
-{
-    if (pl->n == pl->cap) {
-        size_t cap = pl->cap ? pl->cap * 2 : 16;
-        void **np = realloc(pl->p, cap * sizeof(*np));
-        if (np == NULL) {
-            pl->oom = true;
-            return NULL;
-        }
-        pl->p = np;
-        pl->cap = cap;
-    }
-    void *m = calloc(1, size ? size : 1);
-    if (m == NULL) {
-        pl->oom = true;
-        return NULL;
-    }
-    pl->p[pl->n++] = m;
-    return m;
-}
-
-static void pool_free(ex_pool *pl)
-{
-    for (size_t i = 0; i < pl->n; i++)
-        free(pl->p[i]);
-    free(pl->p);
-}
-
-static sl_expr *dup_expr(const sl_stask *t, const sl_select *q, const sl_expr *e, ex_pool *pl);
 
 static void dup_list(const sl_stask *t, const sl_select *q, sl_expr_list *l, ex_pool *pl)
 {
@@ -733,6 +879,49 @@ static bool computes(const sl_trig_event *ev)
     }
 }
 
+/* Whether FROM name q reads the stream's trigger table (names resolve as the query's). */
+static bool is_trigger_table(const sl_stask *t, const sl_qname *q)
+{
+    const char *db = q->db != NULL                                 ? q->db
+                     : t->c_plan_db != NULL && t->c_plan_db[0] != '\0' ? t->c_plan_db
+                                                                    : t->c_db;
+    return q->name != NULL && strcasecmp(q->name, t->trig_name) == 0 &&
+           strcasecmp(db, t->trig_db) == 0;
+}
+
+/*
+ * ROLLUP BY: q, or a copy (allocations in pl) in which every FROM of the trigger table -
+ * the query's own or a FROM subquery's, at any depth - is an SL_FROM_TROWS source that
+ * keeps its table name: src_text prints it as the table restricted to the node's subtree.
+ */
+static const sl_select *restrict_query(const sl_stask *t, const sl_select *q, ex_pool *pl)
+{
+    if (q == NULL || q->from == NULL)
+        return q;
+    const sl_from *f = q->from;
+    sl_from *nf = NULL;
+    if (f->kind == SL_FROM_TABLE && is_trigger_table(t, &f->table)) {
+        if ((nf = pool_alloc(pl, sizeof(*nf))) == NULL)
+            return q;
+        *nf = *f;
+        nf->kind = SL_FROM_TROWS;
+    } else if (f->kind == SL_FROM_SUBQUERY) {
+        const sl_select *sub = restrict_query(t, f->subquery, pl);
+        if (sub == f->subquery || (nf = pool_alloc(pl, sizeof(*nf))) == NULL)
+            return q;
+        *nf = *f;
+        nf->subquery = (sl_select *)sub;
+    } else {
+        return q;
+    }
+    sl_select *nq = pool_alloc(pl, sizeof(*nq));
+    if (nq == NULL)
+        return q;
+    *nq = *q;
+    nq->from = nf;
+    return nq;
+}
+
 /* Runs the computation of ev (t->grp is its group) into *res. Returns 1 when it gave rows,
  * 0 when none (or no computation), < 0 on an error (recorded in the status). */
 static int compute(sl_stask *t, run_ctx *c, const sl_trig_event *ev, sl_result *res)
@@ -745,7 +934,10 @@ static int compute(sl_stask *t, run_ctx *c, const sl_trig_event *ev, sl_result *
         .ud = c, .placeholder = ph_text, .source = src_text, .keep_item_names = true};
     sl_buf sql;
     sl_buf_init(&sql);
-    int rc = sl_unparse_select(t->cs->query, &subst, &sql, &err);
+    ex_pool pl = {0};
+    const sl_select *q = t->rollup ? restrict_query(t, t->cs->query, &pl) : t->cs->query;
+    int rc = pl.oom ? sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory")
+                    : sl_unparse_select(q, &subst, &sql, &err);
     /* Semantics rule 10: over an empty %%trows (a window or period the engine reports
      * without rows, e.g. an INTERVAL window between data) the computation yields no row,
      * even though SQL gives an aggregate over no rows one row (COUNT 0, SUM NULL). */
@@ -753,6 +945,8 @@ static int compute(sl_stask *t, run_ctx *c, const sl_trig_event *ev, sl_result *
     if (rc == 0 && !empty)
         rc = run_sql(t, (const char *)sql.data, res, &err);
     sl_buf_fini(&sql);
+    sl_buf_fini(&c->rwhere);
+    pool_free(&pl);
     /* FORCE_OUTPUT: no row (an empty %%trows, or a query that selected nothing) becomes one
      * row of the constant items and NULLs. */
     if (rc == 0 && (empty || res->rows.nrows == 0) && (ev->flags & SL_TRIG_F_FORCE_OUTPUT)) {
@@ -1169,11 +1363,28 @@ static void group_of_table(sl_stask *t, const char *table, const sl_block *tagva
     g->id = sl_group_id(g->keys, g->nkeys);
 }
 
+/* Creates the output subtable of group t->grp (NODELAY_CREATE_SUBTABLE) unless this task
+ * does not own it or knows it already. */
+static int create_output_of_group(sl_stask *t, sl_error *err)
+{
+    if (!owns_slot(t, t->grp.id) || known_subtable(t, t->grp.id) != NULL)
+        return 0;
+    sl_trig_event none;
+    memset(&none, 0, sizeof(none));
+    none.group_id = t->grp.id;
+    run_ctx c = {.t = t, .ev = &none};
+    sl_buf_init(&c.where);
+    const char *sub;
+    int rc = group_subtable(t, &c, &sub, err);
+    sl_buf_fini(&c.where);
+    return rc;
+}
+
 /*
  * NODELAY_CREATE_SUBTABLE: called once the task is set up. Creates the output subtable of
  * every group the trigger table has now whose slot this task owns - one per child table
- * for PARTITION BY tbname, one per distinct tag value combination for tag grouping -
- * instead of on its first result. A group that appears later gets its subtable on first
+ * for PARTITION BY tbname, one per distinct tag value combination for tag grouping, one
+ * per node of the child tables' paths for ROLLUP BY - instead of on its first result. A group that appears later gets its subtable on first
  * use as usual. Without grouping the output table is a normal table made with the stream,
  * and CALC_NOTIFY_ONLY writes nothing: nothing to do. Errors are recorded in the status
  * (the subtable is then created on first use).
@@ -1222,24 +1433,33 @@ void sl__st_create_outputs(sl_stask *t)
     if (rc < 0)
         sl__st_error(t, "NODELAY_CREATE_SUBTABLE: listing the child tables of %s.%s: %s",
                      t->trig_db, t->trig_name, err.msg);
-    sl_trig_event none;
-    memset(&none, 0, sizeof(none));
     for (size_t i = 0; i < nnames && !atomic_load(&t->stop); i++) {
         sl_error_clear(&err);
         sl_table_info ti;
         rc = sl_table_info_get(t->run, t->trig_db, names[i], &ti, &err);
         if (rc == SL_ENOTFOUND)
             continue; /* dropped meanwhile */
-        if (rc == 0) {
+        if (rc == 0 && t->rollup) {
+            /* Every node of the table's path (NULL, empty or invalid: none). */
+            sl_value v = sl_value_null(t->rollup_type);
+            if (ti.tagvals != NULL && ti.tagvals->nrows > 0 &&
+                t->keys[0] < (int)ti.tagvals->ncols)
+                sl_column_get(&ti.tagvals->cols[t->keys[0]], 0, &v);
+            uint32_t ends[SL_ROLLUP_MAX_DEPTH];
+            int np = v.is_null || !sl_type_is_var(v.type) || v.v.s.len > sizeof(t->grp.keybuf)
+                         ? 0
+                         : sl_rollup_prefixes(v.v.s.ptr, v.v.s.len, ends, NULL);
+            char *path = np > 0 ? strndup(v.v.s.ptr, v.v.s.len) : NULL;
+            if (np > 0 && path == NULL)
+                rc = sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory");
+            for (int k = 0; rc == 0 && k < np; k++) {
+                sl__st_group_path(t, names[i], path, ends[k]);
+                rc = create_output_of_group(t, &err);
+            }
+            free(path);
+        } else if (rc == 0) {
             group_of_table(t, names[i], ti.tagvals);
-            if (!owns_slot(t, t->grp.id) || known_subtable(t, t->grp.id) != NULL)
-                continue;
-            none.group_id = t->grp.id;
-            run_ctx c = {.t = t, .ev = &none};
-            sl_buf_init(&c.where);
-            const char *sub;
-            rc = group_subtable(t, &c, &sub, &err);
-            sl_buf_fini(&c.where);
+            rc = create_output_of_group(t, &err);
         }
         if (rc < 0)
             sl__st_error(t, "NODELAY_CREATE_SUBTABLE: output subtable of %s: %s", names[i],

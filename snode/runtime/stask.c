@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/sql/unparse.h"
+#include "common/types/rollup.h"
 #include "common/util/log.h"
 #include "mnode.pb-c.h"
 #include "stask_int.h"
@@ -502,8 +503,23 @@ static int resolve_keys(sl_stask *t, sl_error *err)
                                 e->u.column.name);
         t->keys[t->nkeys++] = k;
     }
-    if (t->cs->has_rollup)
-        return sl_error_set(err, SL_EUNSUPPORTED, 0, 0, "ROLLUP BY is not run yet");
+    if (t->cs->has_rollup) {
+        /* ROLLUP BY: one tag key; the reader asks for rollup filtering (every prefix). */
+        const sl_table_meta *m = &t->trig.meta;
+        int k = -1;
+        for (int j = 0; j < m->ntags; j++)
+            if (strcasecmp(m->tags[j].name, t->cs->rollup_tag) == 0)
+                k = j;
+        if (m->kind != SL_TABLE_SUPER || k < 0 ||
+            (m->tags[k].type != SL_T_VARCHAR && m->tags[k].type != SL_T_NCHAR))
+            return sl_error_set(err, SL_EINVAL, 0, 0,
+                                "ROLLUP BY '%s' is not a VARCHAR or NCHAR tag of super table %s",
+                                t->cs->rollup_tag, t->trig_name);
+        t->nkeys = 1;
+        t->keys[0] = k;
+        t->rollup = true;
+        t->rollup_type = m->tags[k].type;
+    }
     return 0;
 }
 
@@ -683,11 +699,104 @@ static sl_trig *engine(sl_stask *t, uint32_t slot, sl_error *err)
     return t->eng[slot];
 }
 
+void sl__st_group_path(sl_stask *t, const char *table, const char *path, uint32_t len)
+{
+    st_group *g = &t->grp;
+    g->id = sl_rollup_group_id(t->rollup_type, path, len);
+    snprintf(g->table, sizeof(g->table), "%s", table);
+    g->keys[0] = sl_value_str(t->rollup_type, path, len);
+    sl__st_group_keep_str(g, 0, &g->keys[0]);
+    g->nkeys = 1;
+}
+
+/* Remembers the context of t->grp (for events without rows and the checkpoint). */
+static void group_remember(sl_stask *t)
+{
+    st_group *g = &t->grp;
+    sl_buf kb;
+    sl_buf_init(&kb);
+    if (sl_group_key_encode(g->keys, g->nkeys, &kb) < 0 ||
+        gctx_put(t, g->id, g->table, kb.data, (uint32_t)kb.len) < 0)
+        sl__st_error(t, "out of memory remembering group %" PRIu64, g->id);
+    sl_buf_fini(&kb);
+}
+
+/*
+ * ROLLUP BY: cuts path value v of table `table` into its prefixes: ends[i] is the length of
+ * prefix i of v's bytes. Returns the number of prefixes, 0 when the table has no group
+ * (NULL or empty path) or its path is invalid - recorded in the status, the spec's error
+ * state: its rows are left out, the other tables go on.
+ */
+static int rollup_cut(sl_stask *t, const char *table, const sl_value *v,
+                      uint32_t ends[SL_ROLLUP_MAX_DEPTH])
+{
+    if (v->is_null || !sl_type_is_var(v->type) || v->v.s.len == 0)
+        return 0; /* spec: no rollup group, no trigger, no computation */
+    const char *why = "longer than 4096 bytes";
+    int n = v->v.s.len > sizeof(t->grp.keybuf)
+                ? SL_EINVAL
+                : sl_rollup_prefixes(v->v.s.ptr, v->v.s.len, ends, &why);
+    if (n < 0) {
+        sl__st_error(t, "ROLLUP BY: table %s has an invalid path '%.*s': %s", table,
+                     (int)(v->v.s.len < 64 ? v->v.s.len : 64), v->v.s.ptr, why);
+        return 0;
+    }
+    return n;
+}
+
+/* ROLLUP BY: the path of table `table`: from the first row of its rows b (the engine's
+ * input layout), or, without rows (a delete), from the catalog, copied into buf. */
+static sl_value rollup_value(sl_stask *t, const char *table, const sl_block *b, char *buf,
+                             size_t bufn)
+{
+    int col = t->trig.meta.ncols + t->keys[0];
+    sl_value v = sl_value_null(t->rollup_type);
+    if (b != NULL) {
+        if (b->nrows > 0 && col < (int)b->ncols)
+            sl_column_get(&b->cols[col], 0, &v);
+        return v;
+    }
+    sl_table_info ti;
+    sl_error err;
+    sl_error_clear(&err);
+    if (sl_table_info_get(t->meta, t->trig_db, table, &ti, &err) < 0) {
+        sl__st_error(t, "ROLLUP BY: the path of table %s: %s", table, err.msg);
+        return v;
+    }
+    if (ti.tagvals != NULL && ti.tagvals->nrows > 0 && t->keys[0] < (int)ti.tagvals->ncols)
+        sl_column_get(&ti.tagvals->cols[t->keys[0]], 0, &v);
+    if (!v.is_null && sl_type_is_var(v.type) && v.v.s.len <= bufn) {
+        /* The cache's bytes may move at the next lookup: keep a copy (a longer path is
+         * refused by rollup_cut, which reads it before any other lookup). */
+        memcpy(buf, v.v.s.ptr, v.v.s.len);
+        v.v.s.ptr = buf;
+    }
+    return v;
+}
+
 /* Fills t->grp for rows of one table of group gid: the table and the group key values
- * (taken from the first row: tags and tbname are constant per table). */
+ * (taken from the first row: tags and tbname are constant per table). ROLLUP BY: the key
+ * is the prefix of the table's path whose group is gid. */
 static void set_group_rows(sl_stask *t, uint64_t gid, const char *table, const sl_block *b)
 {
     st_group *g = &t->grp;
+    if (t->rollup) {
+        uint32_t ends[SL_ROLLUP_MAX_DEPTH];
+        sl_value v = b != NULL ? rollup_value(t, table, b, NULL, 0)
+                               : sl_value_null(t->rollup_type);
+        int np = rollup_cut(t, table, &v, ends);
+        memset(g, 0, sizeof(*g));
+        for (int i = 0; i < np; i++)
+            if (sl_rollup_group_id(t->rollup_type, v.v.s.ptr, ends[i]) == gid)
+                sl__st_group_path(t, table, v.v.s.ptr, ends[i]);
+        if (g->nkeys == 0) { /* not a prefix of the table's path (cannot happen) */
+            g->id = gid;
+            snprintf(g->table, sizeof(g->table), "%s", table);
+            g->keys[g->nkeys++] = sl_value_null(t->rollup_type);
+        }
+        group_remember(t);
+        return;
+    }
     g->id = gid;
     snprintf(g->table, sizeof(g->table), "%s", table);
     g->nkeys = 0;
@@ -704,12 +813,7 @@ static void set_group_rows(sl_stask *t, uint64_t gid, const char *table, const s
             used = sl__st_group_keep_str(g, used, &v);
         g->keys[g->nkeys++] = v;
     }
-    sl_buf kb;
-    sl_buf_init(&kb);
-    if (sl_group_key_encode(g->keys, g->nkeys, &kb) < 0 ||
-        gctx_put(t, g->id, g->table, kb.data, (uint32_t)kb.len) < 0)
-        sl__st_error(t, "out of memory remembering group %" PRIu64, g->id);
-    sl_buf_fini(&kb);
+    group_remember(t);
 }
 
 /* Fills t->grp for the rows of one change entry. */
@@ -723,8 +827,100 @@ static int64_t to_ms(sl_precision p, int64_t ts)
     return p == SL_PREC_NS ? ts / 1000000 : p == SL_PREC_US ? ts / 1000 : ts;
 }
 
+/*
+ * ROLLUP BY: feeds change c of one child table to every prefix group of the table's path
+ * whose slot the task owns (the vnode sent it because at least one is), each to the engine
+ * of its slot and only past that slot's checkpointed version. A delete reaches every such
+ * group; a dropped table changes no group (output subtables of rollup nodes stay, spec).
+ */
+static void feed_rollup(sl_stask *t, int vgi, const Sluice__Change *c)
+{
+    if (c->kind != 1 && c->kind != 2)
+        return;
+    const char *table = c->table_name ? c->table_name : "";
+    sl_error err;
+    sl_error_clear(&err);
+    sl_block b;
+    sl_block_init(&b);
+    uint8_t *kinds = NULL;
+    uint64_t *vers = NULL;
+    uint32_t n = 0;
+    if (c->kind == 1) {
+        if (sl_block_decode(c->block.data, c->block.len, &b, &err) < 0 || b.ncols < 2) {
+            sl__st_error(t, "bad change block: %s", err.msg);
+            sl_block_fini(&b);
+            return;
+        }
+        n = b.nrows;
+        kinds = malloc(n ? n : 1);
+        vers = malloc((n ? n : 1) * sizeof(*vers));
+        if (kinds == NULL || vers == NULL) {
+            sl__st_error(t, "out of memory");
+            goto done;
+        }
+    }
+    sl_block view = b;
+    view.ncols = b.ncols ? b.ncols - 1 : 0; /* the last column is the per-row kind */
+    int64_t newest = INT64_MIN;
+    for (uint32_t r = 0; r < n; r++) {
+        kinds[r] = sl_column_get_i64(&b.cols[b.ncols - 1], r) == 2 ? SL_TRIG_ROW_UPDATE
+                                                                   : SL_TRIG_ROW_INSERT;
+        vers[r] = c->version;
+        int64_t ts = sl_column_get_i64(&b.cols[0], r);
+        if (ts > newest)
+            newest = ts;
+    }
+    char buf[sizeof(t->grp.keybuf)];
+    uint32_t ends[SL_ROLLUP_MAX_DEPTH];
+    sl_value pv = rollup_value(t, table, c->kind == 1 ? &view : NULL, buf, sizeof(buf));
+    int np = rollup_cut(t, table, &pv, ends);
+    const char *path = pv.v.s.ptr;
+    sl_trig_sink sink = {.emit = sink_emit, .ud = t};
+    bool fed = false;
+    for (int i = 0; i < np && !atomic_load(&t->stop); i++) {
+        uint64_t gid = sl_rollup_group_id(t->rollup_type, path, ends[i]);
+        uint32_t slot = (uint32_t)(gid % t->cfg.nslots);
+        if (!owns(t, slot) ||
+            c->version <= t->slot_ver[(size_t)slot * (size_t)t->nvg + (size_t)vgi])
+            continue;
+        sl_trig *e = engine(t, slot, &err);
+        if (e == NULL) {
+            sl__st_error(t, "cannot open the trigger engine: %s", err.msg);
+            break;
+        }
+        t->dirty[slot] = true;
+        fed = true;
+        sl__st_group_path(t, table, path, ends[i]);
+        group_remember(t);
+        sl_error_clear(&err);
+        if (c->kind == 2) {
+            if (sl_trig_delete_range(e, gid, c->ts_lo, c->ts_hi, &sink, &err) < 0)
+                sl__st_error(t, "delete: %s", err.msg);
+            continue;
+        }
+        sl_trig_input in = {.group_id = gid, .rows = &view, .kinds = kinds, .versions = vers};
+        if (sl_trig_feed(e, &in, &sink, &err) < 0)
+            sl__st_error(t, "trigger: %s", err.msg);
+    }
+    if (c->kind == 1 && fed) {
+        pthread_mutex_lock(&t->mu);
+        t->st.rows += n;
+        if (n > 0)
+            t->st.lag_ms = wall_ms() - to_ms(t->prec, newest);
+        pthread_mutex_unlock(&t->mu);
+    }
+done:
+    free(kinds);
+    free(vers);
+    sl_block_fini(&b);
+}
+
 static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
 {
+    if (t->rollup) {
+        feed_rollup(t, vgi, c);
+        return;
+    }
     uint32_t slot = (uint32_t)(c->group_id % t->cfg.nslots) /* as mnode/placement.h */;
     if (!owns(t, slot) || c->version <= t->slot_ver[(size_t)slot * (size_t)t->nvg + (size_t)vgi])
         return;
@@ -802,6 +998,7 @@ static int read_vgroup(sl_stask *t, int i, int wait_ms)
     f.n_proj = (size_t)t->nproj;
     f.proj = t->proj;
     f.pre_filter = t->prefilter_sql ? t->prefilter_sql : "";
+    f.rollup = t->rollup;
     Sluice__ChangesRequest rq = SLUICE__CHANGES_REQUEST__INIT;
     rq.vgroup_id = t->vg_ids[i];
     rq.after_version = t->cursor[i];
@@ -1008,8 +1205,9 @@ static int hist_add_block(sl_stask *t, hist_buf *h, sl_block *b, int vgi, sl_err
     int ncols = t->trig.meta.ncols;
     const char *prev = NULL;
     uint32_t prevlen = 0;
-    uint64_t gid = 0;
-    bool keep = false;
+    /* The kept groups of the current table: one, or (ROLLUP BY) its owned prefixes. */
+    uint64_t gids[SL_ROLLUP_MAX_DEPTH];
+    int ngids = 0;
     size_t kept = 0;
     for (uint32_t r = 0; r < b->nrows; r++) {
         uint32_t len = 0;
@@ -1017,38 +1215,57 @@ static int hist_add_block(sl_stask *t, hist_buf *h, sl_block *b, int vgi, sl_err
         if (name == NULL)
             name = "", len = 0;
         if (prev == NULL || len != prevlen || memcmp(name, prev, len) != 0) {
-            /* The group key as the vnode's ChangesFilter computes it (changes_filter.c):
-             * PARTITION BY items in order, tbname as VARCHAR, tags as stored. */
-            sl_value keys[ST_MAX_KEYS];
-            for (int k = 0; k < t->nkeys; k++) {
-                if (t->keys[k] < 0)
-                    keys[k] = sl_value_str(SL_T_VARCHAR, name, len);
-                else
-                    sl_column_get(&b->cols[ncols + t->keys[k]], r, &keys[k]);
+            ngids = 0;
+            if (t->rollup) {
+                /* Every prefix of the table's path, as the vnode's rollup filter. */
+                char table[200];
+                snprintf(table, sizeof(table), "%.*s", (int)len, name);
+                sl_value tv;
+                sl_column_get(&b->cols[ncols + t->keys[0]], r, &tv);
+                uint32_t ends[SL_ROLLUP_MAX_DEPTH];
+                int np = rollup_cut(t, table, &tv, ends);
+                for (int i = 0; i < np; i++) {
+                    uint64_t g = sl_rollup_group_id(t->rollup_type, tv.v.s.ptr, ends[i]);
+                    uint32_t slot = (uint32_t)(g % t->cfg.nslots);
+                    if (owns(t, slot) && t->hist_pending[slot])
+                        gids[ngids++] = g;
+                }
+            } else {
+                /* The group key as the vnode's ChangesFilter computes it (changes_filter.c):
+                 * PARTITION BY items in order, tbname as VARCHAR, tags as stored. */
+                sl_value keys[ST_MAX_KEYS];
+                for (int k = 0; k < t->nkeys; k++) {
+                    if (t->keys[k] < 0)
+                        keys[k] = sl_value_str(SL_T_VARCHAR, name, len);
+                    else
+                        sl_column_get(&b->cols[ncols + t->keys[k]], r, &keys[k]);
+                }
+                uint64_t g = sl_group_id(keys, t->nkeys);
+                uint32_t slot = (uint32_t)(g % t->cfg.nslots);
+                if (owns(t, slot) && t->hist_pending[slot])
+                    gids[ngids++] = g;
             }
-            gid = sl_group_id(keys, t->nkeys);
-            uint32_t slot = (uint32_t)(gid % t->cfg.nslots);
-            keep = owns(t, slot) && t->hist_pending[slot];
             prev = name;
             prevlen = len;
         }
-        if (!keep)
-            continue;
-        if (h->nrows == h->caprows) {
-            size_t cap = h->caprows ? h->caprows * 2 : 4096;
-            hist_row *p = realloc(h->rows, cap * sizeof(*p));
-            if (p == NULL) {
-                sl_block_free(b);
-                return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        for (int i = 0; i < ngids; i++) {
+            if (h->nrows == h->caprows) {
+                size_t cap = h->caprows ? h->caprows * 2 : 4096;
+                hist_row *p = realloc(h->rows, cap * sizeof(*p));
+                if (p == NULL) {
+                    h->nrows -= kept;
+                    sl_block_free(b);
+                    return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+                }
+                h->rows = p;
+                h->caprows = cap;
             }
-            h->rows = p;
-            h->caprows = cap;
+            h->rows[h->nrows++] = (hist_row){.gid = gids[i],
+                                             .ts = sl_column_get_i64(&b->cols[0], r),
+                                             .blk = (uint32_t)h->nblk,
+                                             .row = r};
+            kept++;
         }
-        h->rows[h->nrows++] = (hist_row){.gid = gid,
-                                         .ts = sl_column_get_i64(&b->cols[0], r),
-                                         .blk = (uint32_t)h->nblk,
-                                         .row = r};
-        kept++;
     }
     if (kept == 0) {
         sl_block_free(b);

@@ -10,6 +10,8 @@
  *            the owned slots, every column + tags + tbname) with a short long-poll wait;
  *   engines  one trigger engine (snode/trigger) per owned slot, fed the rows of that
  *            slot's groups in change-log order; ticks for PERIOD, MAX_DELAY and IDLE;
+ *            with ROLLUP BY a table's rows feed every node of its path the task owns
+ *            (docs/streams.md, "ROLLUP BY");
  *   runner   for every event with a computation: the AS subquery printed back to SQL with
  *            the placeholders replaced by the event's values and FROM %%trows / %%tbname
  *            replaced by the trigger table restricted to the group, the window and

@@ -21,7 +21,8 @@
 typedef struct st_group {
     uint64_t id;
     char table[200];         /* the child (or normal) table whose rows triggered */
-    int nkeys;               /* PARTITION BY values of the group */
+    int nkeys;               /* PARTITION BY values of the group; ROLLUP BY: one, the
+                              * node's path (a prefix of the table's tag value) */
     sl_value keys[ST_MAX_KEYS];
     char keybuf[4096];       /* string bytes of keys */
 } st_group;
@@ -67,6 +68,10 @@ struct sl_stask {
     sl_trig_def *def;
     int nkeys;               /* grouping: -1 tbname, i >= 0 tag i */
     int32_t keys[ST_MAX_KEYS];
+    bool rollup;             /* ROLLUP BY: keys[0] (nkeys 1) is the path tag, and a table's
+                              * rows feed every prefix group of its path (docs/streams.md,
+                              * "ROLLUP BY") */
+    sl_type rollup_type;     /* the path tag's type (VARCHAR or NCHAR) */
     int nproj;
     int32_t *proj;
     int nvg;
@@ -105,6 +110,10 @@ void sl__st_outputs_free(sl_stask *t);
 /* stask.c: copies the string bytes of key value *v into g->keybuf at offset used
  * (truncated to what is left of it), points *v at the copy and returns the new offset. */
 size_t sl__st_group_keep_str(st_group *g, size_t used, sl_value *v);
+/* stask.c: makes t->grp the group of rollup node `path` (len bytes, the table's path or a
+ * prefix of it; copied, truncated to the key buffer) with id sl_rollup_group_id, table
+ * `table` (borrowed). Does not remember the group context. */
+void sl__st_group_path(sl_stask *t, const char *table, const char *path, uint32_t len);
 /* stask.c: records an error in the status (printf-like). */
 void sl__st_error(sl_stask *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

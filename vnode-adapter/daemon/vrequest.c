@@ -78,6 +78,7 @@ int sl__vn_changes_filter_decode(const Sluice__ChangesRequest *rq, sl_vs_filter_
     spec->table_uid = f->table_uid;
     spec->ngroup = (uint32_t)f->n_group_items;
     spec->group = f->group_items;
+    spec->rollup = f->rollup;
     spec->nslots = f->nslots;
     spec->slots = f->slots.data;
     spec->slots_len = f->slots.len;

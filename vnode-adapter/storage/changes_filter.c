@@ -8,6 +8,10 @@
  * group id hashed once per (table, grouping). Only the entries it keeps are fetched and
  * decoded; the second pass then evaluates PRE_FILTER over each kept block (tags and tbname
  * as constant columns) and gathers the projected columns of the rows that pass.
+ *
+ * A ROLLUP BY filter (spec.rollup) keeps a table when any prefix group of its path tag
+ * (common/types/rollup.h) falls in the reader's slots; that answer is memoised per table
+ * like a group id, under a key that also covers the slots.
  */
 #define _GNU_SOURCE
 #include "changes_filter.h"
@@ -20,12 +24,14 @@
 
 #include "common/expr/expr.h"
 #include "common/sql/parser.h"
+#include "common/types/rollup.h"
 #include "common/types/value.h"
 #include "common/util/keymap.h"
 
 /* ---------------------------------------------------------------- table metadata cache */
 
-/* Group ids remembered per table (one per grouping of the readers seen lately). */
+/* Group ids remembered per table (one per grouping of the readers seen lately; a rollup
+ * reader also remembers whether the table passes its slots). */
 #define TC_MEMO 4
 
 typedef struct tc_entry {
@@ -219,6 +225,8 @@ struct sl_vs_cfilter {
     int32_t *cf_group;        /* owned */
     uint32_t cf_ngroup;
     uint64_t cf_sig;          /* the grouping's memo key */
+    bool cf_rollup;           /* ROLLUP BY: cf_group[0] is the path tag */
+    uint64_t cf_sig_own;      /* rollup: memo key of "some prefix is in the slots" */
     uint32_t cf_nslots;
     uint8_t *cf_slots;        /* owned */
     int32_t *cf_proj;         /* owned, cf_nproj entries (never 0: empty means all columns) */
@@ -442,6 +450,18 @@ int sl_vs_cfilter_compile(const sl_vs_filter_spec *spec, const sl_table_meta *ta
         f->cf_group[i] = g;
     }
     f->cf_ngroup = spec->ngroup;
+    f->cf_rollup = spec->rollup;
+    if (spec->rollup) {
+        int32_t g = spec->ngroup == 1 ? spec->group[0] : SL_VS_GROUP_TBNAME;
+        if (!f->cf_super || g < 0 ||
+            (table->tags[g].type != SL_T_VARCHAR && table->tags[g].type != SL_T_NCHAR)) {
+            rc = sl_error_set(err, SL_EINVAL, 0, 0,
+                              "a rollup filter groups by one VARCHAR or NCHAR tag of a super "
+                              "table ('%s')",
+                              f->cf_tname);
+            goto fail;
+        }
+    }
     /* The memo key: the grouping's items, hashed (count included). */
     {
         int32_t tmp[SL_VS_FILTER_MAX_GROUP + 1];
@@ -452,6 +472,19 @@ int sl_vs_cfilter_compile(const sl_vs_filter_spec *spec, const sl_table_meta *ta
     f->cf_nslots = spec->nslots;
     if (spec->slots_len)
         memcpy(f->cf_slots, spec->slots, spec->slots_len);
+    if (spec->rollup) {
+        /* "Passes the slots" depends on the slots too: one key per (grouping, slots). */
+        sl_buf k;
+        sl_buf_init(&k);
+        if (sl_buf_put_u64(&k, f->cf_sig) < 0 || sl_buf_put_u32(&k, f->cf_nslots) < 0 ||
+            sl_buf_put(&k, f->cf_slots, spec->slots_len) < 0) {
+            sl_buf_fini(&k);
+            rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+            goto fail;
+        }
+        f->cf_sig_own = sl_hash_bytes(k.data, k.len) ^ 0x726f6c6c7570ull; /* "rollup" */
+        sl_buf_fini(&k);
+    }
     for (uint32_t i = 0; i < f->cf_nproj; i++) {
         int32_t p = spec->nproj ? spec->proj[i] : (int32_t)i;
         if (!proj_ok(f, p)) {
@@ -475,12 +508,29 @@ fail:
     return rc;
 }
 
+static bool memo_get(const tc_entry *e, uint64_t sig, uint64_t *val)
+{
+    for (int i = 0; i < e->nmemo; i++)
+        if (e->memo[i].sig == sig) {
+            *val = e->memo[i].gid;
+            return true;
+        }
+    return false;
+}
+
+static void memo_put(tc_entry *e, uint64_t sig, uint64_t val)
+{
+    int k = e->nmemo < TC_MEMO ? e->nmemo++ : e->memo_next++ % TC_MEMO;
+    e->memo[k].sig = sig;
+    e->memo[k].gid = val;
+}
+
 /* The group id of e under f's grouping, memoised in e. */
 static uint64_t entry_gid(const sl_vs_cfilter *f, tc_entry *e)
 {
-    for (int i = 0; i < e->nmemo; i++)
-        if (e->memo[i].sig == f->cf_sig)
-            return e->memo[i].gid;
+    uint64_t memo;
+    if (memo_get(e, f->cf_sig, &memo))
+        return memo;
     sl_value keys[SL_VS_FILTER_MAX_GROUP];
     for (uint32_t i = 0; i < f->cf_ngroup; i++) {
         int32_t g = f->cf_group[i];
@@ -492,9 +542,7 @@ static uint64_t entry_gid(const sl_vs_cfilter *f, tc_entry *e)
             keys[i] = sl_value_null(SL_T_NULL); /* a normal table has no tags */
     }
     uint64_t gid = sl_group_id(keys, (int)f->cf_ngroup);
-    int k = e->nmemo < TC_MEMO ? e->nmemo++ : e->memo_next++ % TC_MEMO;
-    e->memo[k].sig = f->cf_sig;
-    e->memo[k].gid = gid;
+    memo_put(e, f->cf_sig, gid);
     return gid;
 }
 
@@ -524,6 +572,31 @@ static bool slot_owned(const sl_vs_cfilter *f, uint64_t gid)
     return (f->cf_slots[s / 8] >> (s % 8)) & 1;
 }
 
+/* Whether some prefix group of e's path is in f's slots (rollup filters), memoised in e.
+ * NULL or empty: no group. An invalid path: the group of the whole value, so that exactly
+ * one reader gets the table and reports the path. */
+static bool rollup_owned(const sl_vs_cfilter *f, tc_entry *e)
+{
+    uint64_t memo;
+    if (memo_get(e, f->cf_sig_own, &memo))
+        return memo != 0;
+    bool own = false;
+    uint32_t g = (uint32_t)f->cf_group[0];
+    sl_value v = sl_value_null(SL_T_VARCHAR);
+    if (g < e->tags.ncols)
+        sl_column_get(&e->tags.cols[g], 0, &v);
+    if (!v.is_null && sl_type_is_var(v.type)) {
+        uint32_t ends[SL_ROLLUP_MAX_DEPTH];
+        int np = sl_rollup_prefixes(v.v.s.ptr, v.v.s.len, ends, NULL);
+        if (np < 0)
+            own = slot_owned(f, entry_gid(f, e));
+        for (int i = 0; i < np && !own; i++)
+            own = slot_owned(f, sl_rollup_group_id(v.type, v.v.s.ptr, ends[i]));
+    }
+    memo_put(e, f->cf_sig_own, own);
+    return own;
+}
+
 static int hook_keep(void *ud, uint64_t uid, sl_vs_change_kind kind, sl_error *err)
 {
     sl_vs_cfilter *f = ud;
@@ -532,7 +605,9 @@ static int hook_keep(void *ud, uint64_t uid, sl_vs_change_kind kind, sl_error *e
         return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory filtering changes");
     if (!e->known)
         return kind == SL_VS_CHANGE_DROP_TABLE; /* metadata lost: every reader sees it */
-    return member(f, e) && slot_owned(f, entry_gid(f, e));
+    if (!member(f, e))
+        return 0;
+    return f->cf_rollup ? rollup_owned(f, e) : slot_owned(f, entry_gid(f, e));
 }
 
 /* ---------------------------------------------------------------- reading */

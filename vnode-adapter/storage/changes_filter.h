@@ -72,6 +72,11 @@ typedef struct sl_vs_filter_spec {
     uint64_t table_uid;      /* normal or child table, or a super table (its children here) */
     uint32_t ngroup;         /* group key items; 0: a single group */
     const int32_t *group;    /* SL_VS_GROUP_TBNAME or a tag index of the table's tags */
+    bool rollup;             /* ROLLUP BY: group is one VARCHAR/NCHAR tag holding a path
+                              * (common/types/rollup.h); a table passes when any prefix
+                              * group of its path is in the slots, never when the path is
+                              * NULL or empty; an invalid path counts as the one group of
+                              * the whole value (so exactly one reader reports it) */
     uint32_t nslots;         /* 0: every group passes (slots ignored, must be empty) */
     const uint8_t *slots;    /* bit i (byte i/8, bit i%8) set: slot i is the reader's */
     size_t slots_len;        /* must be ceil(nslots/8) */
@@ -90,7 +95,8 @@ typedef struct sl_vs_cfilter sl_vs_cfilter;
  * tbname (case-insensitive) and must be boolean. On success stores the filter in *out
  * (free with sl_vs_cfilter_free) and returns 0. Errors, with a message in err:
  * SL_EINVAL (bounds, slot bitmap length, group item or projection index out of the
- * schema, a tag item on a normal table, a PRE_FILTER that is not one expression or not
+ * schema, a tag item on a normal table, a rollup filter whose grouping is not one
+ * VARCHAR/NCHAR tag of a super table, a PRE_FILTER that is not one expression or not
  * boolean), SL_ELIMIT (past a SL_VS_FILTER_MAX_* bound), the parser's SL_ESYNTAX with the
  * position inside the PRE_FILTER text, SL_ENOTFOUND (an unknown column), SL_ENOMEM.
  */
@@ -101,8 +107,9 @@ int sl_vs_cfilter_compile(const sl_vs_filter_spec *spec, const sl_table_meta *ta
 void sl_vs_cfilter_free(sl_vs_cfilter *f);
 
 /* The group id of a child/normal table under f's grouping (cache used and filled), as the
- * snode computes it: sl_group_id of (tbname as VARCHAR, tag values as typed). Returns 0 and
- * *gid, SL_ENOTFOUND (unknown table) or SL_ENOMEM. */
+ * snode computes it: sl_group_id of (tbname as VARCHAR, tag values as typed); for a rollup
+ * filter that of the whole tag value (the path's deepest node). Returns 0 and *gid,
+ * SL_ENOTFOUND (unknown table) or SL_ENOMEM. */
 int sl_vs_cfilter_group_id(sl_vs_cfilter *f, sl_vs_tcache *tc, uint64_t uid, uint64_t *gid);
 
 /* ---------------------------------------------------------------- reading */

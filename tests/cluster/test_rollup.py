@@ -1,0 +1,271 @@
+"""ROLLUP BY streams end to end (spec/stream-syntax.txt, "Trigger Grouping" and the
+placeholders %%1, %%rollup_tag, _trollup_tbcount; docs/streams.md "ROLLUP BY"): a real
+cluster (mnode, 2 vnodes, 2 snodes) - the trigger groups of one super table spread over both
+snodes' slots and the child tables over both vgroups - streams created with the sluice CLI,
+rows inserted once the streams are set up, the output tables read back.
+
+Every expected row is worked out by hand below from the spec's rules - a tag value A.B.C is
+in the groups A, A.B and A.B.C; a node's data is that of the child tables whose path is the
+node or a descendant; NULL and empty paths make no group - never taken from the system
+under test. Times are seconds after 2025-01-01 00:00:00 UTC; the tables use millisecond
+precision.
+"""
+import re
+
+import pytest
+
+from helpers import (create_stream, make_db, num, running, sec, stream_cluster, stream_errors,
+                     wait_equal, wait_for)
+
+
+@pytest.fixture(scope="module")
+def cl(bin_dir, tmp_path_factory):
+    with running(stream_cluster(bin_dir, tmp_path_factory.mktemp("rollup"))) as cs:
+        yield cs
+
+
+ST = "CREATE STABLE st (ts TIMESTAMP, v BIGINT) TAGS (path VARCHAR(64), g INT)"
+
+# Child tables: name -> path (None: NULL). t6 has no rows; t7/t8 differ only where the
+# path of t7 has '_' (a LIKE wildcard) and t9's first node f1.w10 starts with "f1.w1" (no
+# descendant of f1.w1): both check that a node's restriction is exact.
+TABLES = {"t1": "f1.w1.l1", "t2": "f1.w1.l2", "t3": "f1.w2.l1", "t4": "f2.w1.l1",
+          "t5": "f1.w1", "t6": "f2.w9", "t7": "f3_a.x", "t8": "f3xa.y", "t9": "f1.w10.l1",
+          "tn": None, "te": ""}
+
+# Rows (sec, v): two in the windows [0,10) and [10,20), then one past 20 that closes both
+# (INTERVAL(10s), WATERMARK 0: a window closes when its group's newest row reaches its end,
+# semantics rule 8); the closing rows have v = 0 and sit in the open window [20,30).
+EARLY = {"t1": [(1, 1), (12, 2)], "t2": [(3, 10), (14, 20)], "t3": [(5, 100), (15, 200)],
+         "t4": [(2, 1000), (13, 2000)], "t5": [(4, 10000), (16, 20000)],
+         "t7": [(6, 100000), (17, 200000)], "t8": [(7, 1000000), (18, 2000000)],
+         "t9": [(8, 10000000), (19, 20000000)],
+         "tn": [(1, 7), (11, 7)], "te": [(1, 9), (11, 9)]}
+LATE = {"t1": [(25, 0)], "t2": [(26, 0)], "t3": [(21, 0)], "t4": [(22, 0)], "t5": [(27, 0)],
+        "t7": [(23, 0)], "t8": [(24, 0)], "t9": [(28, 0)], "tn": [(21, 7)], "te": [(21, 9)]}
+
+# Per node: (rows in [0,10), their sum, rows in [10,20), their sum, _trollup_tbcount).
+# _trollup_tbcount = child tables of st whose path is the node or below it (docs), rows or
+# not: f2 counts t4 and the row-less t6.
+#   f1        = t1 t2 t3 t5 t9: 1+10+100+10000+10000000, 2+20+200+20000+20000000
+#   f1.w1     = t1 t2 t5:       1+10+10000, 2+20+20000   (not t9: f1.w10 is no descendant)
+#   f3_a      = t7 only (f3xa.y would match an unescaped LIKE 'f3_a.%')
+NODES = {
+    "f1": (5, 10010111, 5, 20020222, 5),
+    "f1.w1": (3, 10011, 3, 20022, 3),
+    "f1.w1.l1": (1, 1, 1, 2, 1),
+    "f1.w1.l2": (1, 10, 1, 20, 1),
+    "f1.w2": (1, 100, 1, 200, 1),
+    "f1.w2.l1": (1, 100, 1, 200, 1),
+    "f1.w10": (1, 10000000, 1, 20000000, 1),
+    "f1.w10.l1": (1, 10000000, 1, 20000000, 1),
+    "f2": (1, 1000, 1, 2000, 2),
+    "f2.w1": (1, 1000, 1, 2000, 1),
+    "f2.w1.l1": (1, 1000, 1, 2000, 1),
+    "f3_a": (1, 100000, 1, 200000, 1),
+    "f3_a.x": (1, 100000, 1, 200000, 1),
+    "f3xa": (1, 1000000, 1, 2000000, 1),
+    "f3xa.y": (1, 1000000, 1, 2000000, 1),
+}
+
+
+def leaf(node):
+    return node.rsplit(".", 1)[-1]
+
+
+def make_rollup_db(sql, db):
+    make_db(sql, db, [ST] + [
+        f"CREATE TABLE {t} USING st TAGS ({'NULL' if p is None else repr(p)}, {i})"
+        for i, (t, p) in enumerate(TABLES.items())])
+
+
+def insert_all(sql, db, rows):
+    for t, r in rows.items():
+        sql.insert(db, t, r)
+
+
+def test_rollup_interval(cl):
+    c, sql = cl
+    db = "r_int"
+    make_rollup_db(sql, db)
+    # s: the query reads the trigger table itself: per node it is restricted to the node's
+    # subtree (docs), plus OUTPUT_SUBTABLE / TAGS with %%1 and %%rollup_tag.
+    create_stream(c, sql, db,
+                  "CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY path INTO out "
+                  "OUTPUT_SUBTABLE(concat('r_', %%1)) "
+                  "TAGS (node VARCHAR(64) AS %%1, lf VARCHAR(64) AS %%rollup_tag) "
+                  "AS SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total, "
+                  "_trollup_tbcount AS ntb FROM st WHERE ts >= _twstart AND ts < _twend")
+    # s2: %%trows (the trigger rows of the node and its descendants), the placeholders in
+    # the query, generated subtable names and the default tag (the node's full path).
+    create_stream(c, sql, db,
+                  "CREATE STREAM s2 INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY path INTO out2 "
+                  "AS SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total, %%1 AS node, "
+                  "%%rollup_tag AS lf FROM %%trows")
+    # The window rows of every table first, then the closing rows: a group's rows come from
+    # both vgroups in any interleaving; a late one recomputes and replaces (rules 2, 11).
+    insert_all(sql, db, EARLY)
+    insert_all(sql, db, LATE)
+
+    expected = sorted(
+        [(f"r_{n}", n, leaf(n), 0, a, b, k) for n, (a, b, _, _, k) in NODES.items()] +
+        [(f"r_{n}", n, leaf(n), 10, a, b, k) for n, (_, _, a, b, k) in NODES.items()])
+
+    def get():
+        return sorted((r[0], r[1], r[2], sec(r[3]), num(r[4]), num(r[5]), num(r[6]))
+                      for r in sql.rows("SELECT tbname, node, lf, CAST(ws AS BIGINT), cnt, "
+                                        "total, ntb FROM out", db))
+    wait_equal(get, expected, "ROLLUP BY, FROM st", sql, db, ["s"], timeout=40)
+
+    expected2 = sorted(
+        [(n, n, leaf(n), 0, a, b) for n, (a, b, _, _, _) in NODES.items()] +
+        [(n, n, leaf(n), 10, a, b) for n, (_, _, a, b, _) in NODES.items()])
+
+    def get2():
+        return sorted((r[0], r[1], r[2], sec(r[3]), num(r[4]), num(r[5]))
+                      for r in sql.rows("SELECT path, node, lf, CAST(ws AS BIGINT), cnt, total "
+                                        "FROM out2", db))
+    wait_equal(get2, expected2, "ROLLUP BY, FROM %%trows", sql, db, ["s2"], settle=0)
+
+    # One output subtable per node, none for the NULL / empty paths (no group) or for
+    # f2.w9 (no rows, no trigger): out's tags are %%1 and %%rollup_tag, out2's the default
+    # tag `path` = the full path, under stable generated names, one per node.
+    tags = sql.dicts("SELECT table_name, tag_name, tag_value FROM information_schema.ins_tags "
+                     f"WHERE db_name = '{db}' AND stable_name = 'out'")
+    assert sorted((t["table_name"], t["tag_name"], t["tag_value"]) for t in tags) == sorted(
+        [(f"r_{n}", "node", n) for n in NODES] + [(f"r_{n}", "lf", leaf(n)) for n in NODES])
+    tags2 = sql.dicts("SELECT table_name, tag_name, tag_value FROM information_schema.ins_tags "
+                      f"WHERE db_name = '{db}' AND stable_name = 'out2'")
+    assert sorted(t["tag_value"] for t in tags2) == sorted(NODES)
+    assert {t["tag_name"] for t in tags2} == {"path"}
+    names = {t["table_name"] for t in tags2}
+    assert len(names) == len(NODES)
+    assert all(re.fullmatch(r"out2_[0-9a-f]{16}", n) for n in names), names
+    assert stream_errors(sql, db, "s") == [] and stream_errors(sql, db, "s2") == []
+
+
+def test_rollup_session_and_late_table(cl):
+    """SESSION with ROLLUP BY; a child table created after the stream joins its nodes."""
+    c, sql = cl
+    db = "r_ses"
+    make_db(sql, db, [ST, "CREATE TABLE a1 USING st TAGS ('x.y', 1)",
+                      "CREATE TABLE a2 USING st TAGS ('x.z', 2)"])
+    create_stream(c, sql, db,
+                  "CREATE STREAM s SESSION(ts, 5s) FROM st ROLLUP BY path INTO out "
+                  "AS SELECT _twstart AS ws, _twend AS we, COUNT(*) AS cnt, SUM(v) AS total, "
+                  "_trollup_tbcount AS ntb FROM %%trows")
+    sql.run("CREATE TABLE a3 USING st TAGS ('x', 3)", db)
+    sql.insert(db, "a1", [(0, 1), (2, 2)])
+    sql.insert(db, "a2", [(3, 10)])
+    sql.insert(db, "a3", [(4, 100)])
+    sql.insert(db, "a1", [(30, 0)])
+    sql.insert(db, "a2", [(31, 0)])
+    sql.insert(db, "a3", [(32, 0)])
+    # Sessions (gap > 5s closes, spec): x = a1 a2 a3: rows 0,2,3,4 -> [0..4], 4 rows, 113,
+    # closed by the row at 30. x.y = a1: [0..2], 2 rows, 3. x.z = a2: [3..3], 1 row, 10.
+    # _trollup_tbcount: x -> 3 (a1, a2, a3), x.y -> 1, x.z -> 1.
+    expected = sorted([("x", 0, 4, 4, 113, 3), ("x.y", 0, 2, 2, 3, 1), ("x.z", 3, 3, 1, 10, 1)])
+
+    def get():
+        return sorted((r[0], sec(r[1]), sec(r[2]), num(r[3]), num(r[4]), num(r[5]))
+                      for r in sql.rows("SELECT path, CAST(ws AS BIGINT), CAST(we AS BIGINT), "
+                                        "cnt, total, ntb FROM out", db))
+    wait_equal(get, expected, "ROLLUP BY SESSION", sql, db, ["s"], timeout=40)
+    assert stream_errors(sql, db, "s") == []
+
+
+def test_rollup_fill_history_and_nodelay(cl):
+    """FILL_HISTORY: rows stored before the stream feed every prefix group like live rows;
+    NODELAY_CREATE_SUBTABLE makes one subtable per node of the paths present."""
+    c, sql = cl
+    db = "r_hist"
+    make_db(sql, db, [ST, "CREATE TABLE a1 USING st TAGS ('x.y', 1)",
+                      "CREATE TABLE a2 USING st TAGS ('x.z', 2)",
+                      "CREATE TABLE a3 USING st TAGS (NULL, 3)"])
+    sql.insert(db, "a1", [(1, 1), (12, 2), (25, 0)])
+    sql.insert(db, "a2", [(3, 10), (14, 20), (26, 0)])
+    sql.insert(db, "a3", [(2, 5), (13, 5), (27, 5)])
+    create_stream(c, sql, db,
+                  "CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY path "
+                  "STREAM_OPTIONS(FILL_HISTORY) INTO out AS SELECT _twstart AS ws, "
+                  "COUNT(*) AS cnt, SUM(v) AS total FROM %%trows")
+    create_stream(c, sql, db,
+                  "CREATE STREAM s3 INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY path INTO out3 "
+                  "NODELAY_CREATE_SUBTABLE OUTPUT_SUBTABLE(concat('n_', %%rollup_tag)) "
+                  "AS SELECT _twstart AS ws, COUNT(*) AS cnt FROM %%trows")
+    # NODELAY: nodes x, x.y, x.z (a3's NULL path has none), named by their last segment,
+    # tagged with the full path (the default tag), before any live row.
+    wait_equal(lambda: sorted((t["table_name"], t["tag_value"]) for t in sql.dicts(
+        "SELECT table_name, tag_value FROM information_schema.ins_tags "
+        f"WHERE db_name = '{db}' AND stable_name = 'out3'")),
+        [("n_x", "x"), ("n_y", "x.y"), ("n_z", "x.z")], "NODELAY subtables", sql, db, ["s3"],
+        settle=0)
+    # History: x = a1 + a2: [0,10) 1+10, [10,20) 2+20; x.y = a1; x.z = a2 (a3: no node).
+    # Then live rows at 33/34 close [20,30): x 2 rows (25, 26) sum 0, x.y 1, x.z 1.
+    sql.insert(db, "a1", [(33, 0)])
+    sql.insert(db, "a2", [(34, 0)])
+    sql.insert(db, "a3", [(35, 5)])
+    expected = sorted([("x", 0, 2, 11), ("x", 10, 2, 22), ("x", 20, 2, 0),
+                       ("x.y", 0, 1, 1), ("x.y", 10, 1, 2), ("x.y", 20, 1, 0),
+                       ("x.z", 0, 1, 10), ("x.z", 10, 1, 20), ("x.z", 20, 1, 0)])
+
+    def get():
+        return sorted((r[0], sec(r[1]), num(r[2]), num(r[3])) for r in sql.rows(
+            "SELECT path, CAST(ws AS BIGINT), cnt, total FROM out", db))
+    wait_equal(get, expected, "ROLLUP BY FILL_HISTORY", sql, db, ["s"], timeout=40)
+    assert stream_errors(sql, db, "s") == [] and stream_errors(sql, db, "s3") == []
+
+
+def test_rollup_invalid_path_is_an_error(cl):
+    """A child table whose path breaks the spec's rules (here an empty segment) puts the
+    stream in the error state (the task's error) and triggers nothing; the valid tables
+    still compute. (Its rows are outside every valid node here: a node's query matches
+    paths by prefix, so an invalid path below a node would be read by it - docs.)"""
+    c, sql = cl
+    db = "r_bad"
+    make_db(sql, db, [ST, "CREATE TABLE ok1 USING st TAGS ('p.q', 1)",
+                      "CREATE TABLE bad1 USING st TAGS ('b..q', 2)"])
+    create_stream(c, sql, db,
+                  "CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY path INTO out "
+                  "AS SELECT _twstart AS ws, COUNT(*) AS cnt FROM %%trows")
+    sql.insert(db, "bad1", [(1, 1), (21, 1)])
+    sql.insert(db, "ok1", [(1, 1), (21, 1)])
+    # ok1: nodes p and p.q, window [0,10) with 1 row each; bad1 makes no node (no b, b..q).
+    wait_equal(lambda: sorted((r[0], sec(r[1]), num(r[2])) for r in sql.rows(
+        "SELECT path, CAST(ws AS BIGINT), cnt FROM out", db)),
+        [("p", 0, 1), ("p.q", 0, 1)], "ROLLUP BY with an invalid path", sql, db, ["s"],
+        settle=0)
+    wait_for(lambda: any("invalid path 'b..q'" in e for e in stream_errors(sql, db, "s")), 20,
+             lambda: f"no invalid-path error: {stream_errors(sql, db, 's')}")
+
+
+@pytest.mark.parametrize("stmt, message", [
+    ("CREATE STREAM b1 STATE_WINDOW(v) FROM st ROLLUP BY path INTO o1 "
+     "AS SELECT _twstart, COUNT(*) FROM %%trows",
+     "ROLLUP BY only works with PERIOD, SLIDING, INTERVAL and SESSION"),
+    ("CREATE STREAM b2 COUNT_WINDOW(3) FROM st ROLLUP BY path INTO o2 "
+     "AS SELECT _twstart, COUNT(*) FROM %%trows",
+     "ROLLUP BY only works with PERIOD, SLIDING, INTERVAL and SESSION"),
+    ("CREATE STREAM b3 PERIOD(10s) ROLLUP BY path INTO o3 AS SELECT _tlocaltime, COUNT(*) "
+     "FROM st", "ROLLUP BY needs a trigger table (FROM ...)"),
+    ("CREATE STREAM b4 INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY g INTO o4 "
+     "AS SELECT _twstart, COUNT(*) FROM %%trows", "ROLLUP BY needs a VARCHAR or NCHAR tag"),
+    ("CREATE STREAM b5 INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY path INTO o5 "
+     "OUTPUT_SUBTABLE(concat('x', _trollup_tbcount)) AS SELECT _twstart, COUNT(*) FROM %%trows",
+     "_trollup_tbcount cannot be used in OUTPUT_SUBTABLE or TAGS"),
+])
+def test_rollup_refused(cl, stmt, message):
+    c, sql = cl
+    db = "r_ref"
+    if not any(d["name"] == db for d in sql.dicts("SELECT name FROM information_schema.ins_databases")):
+        make_db(sql, db, [ST])
+    r = sql.run(stmt, db, check=False)
+    assert r.returncode != 0, r.stdout
+    assert message in r.stderr + r.stdout, r.stderr + r.stdout
+    name = re.match(r"CREATE STREAM (\w+)", stmt).group(1)
+    out = re.search(r"INTO (\w+)", stmt).group(1)
+    # Nothing was created: no stream, no output table.
+    assert not [s for s in sql.dicts("SELECT stream_name, db_name FROM information_schema.ins_streams")
+                if s["stream_name"] == name]
+    assert not [t for t in sql.dicts("SELECT stable_name, db_name FROM information_schema.ins_stables")
+                if t["db_name"] == db and t["stable_name"] == out]
