@@ -17,6 +17,10 @@
  * INTERVAL(1m) scan through a cluster beside the embedded store), are described above
  * their code below.
  *
+ * `stream` (bench/stream_bench.c) starts its own cluster and measures what streams cost:
+ * ingest with and without 10 streams, stream rows/s per snode and per snode core, memory
+ * per group, window-close to result-row and to notification latency.
+ *
  * `placement` (bench/placement_bench.c) times the mnode's rendezvous placement of
  * (stream, slot) pairs on snodes and measures the pairs moved by a join and a death against
  * the theoretical minimum.
@@ -631,8 +635,10 @@ static double baseline_load(const ins_cfg *c)
 /* sl_vstore_write with sync per call, as the vnode wrote before its group commit. */
 static double vstore_load(const ins_cfg *c)
 {
-    static const sl_vs_column cols[] = {{"ts", SL_T_TIMESTAMP, 0}, {"current", SL_T_FLOAT, 0},
-                                        {"voltage", SL_T_INT, 0}, {"phase", SL_T_FLOAT, 0}};
+    static const sl_vs_column cols[] = {{.name = "ts", .type = SL_T_TIMESTAMP},
+                                        {.name = "current", .type = SL_T_FLOAT},
+                                        {.name = "voltage", .type = SL_T_INT},
+                                        {.name = "phase", .type = SL_T_FLOAT}};
     char dir[256];
     snprintf(dir, sizeof(dir), "/tmp/sluice-bench-vs.XXXXXX");
     if (mkdtemp(dir) == NULL)
@@ -838,6 +844,9 @@ int bench_placement(int argc, char **argv);
 /* bench/trigger_bench.c */
 int cmd_trigger(int argc, char **argv);
 
+/* bench/stream_bench.c */
+int cmd_stream(int argc, char **argv);
+
 static const struct bench_cmd {
     const char *name;
     const char *help;
@@ -851,6 +860,9 @@ static const struct bench_cmd {
      .run = cmd_query},
     {.name = "trigger", .help = "rows/s through the trigger engine, INTERVAL(1m) over 10k groups",
      .run = cmd_trigger},
+    {.name = "stream",
+     .help = "10 streams on a local cluster: ingest cost, rows/s per snode core, latency, memory",
+     .run = cmd_stream},
     {.name = "placement",
      .help = "rendezvous placement of 10,000 streams x 256 slots on 100 snodes; join/death moves",
      .run = bench_placement},

@@ -140,7 +140,8 @@ static int run_engine(const tb_opts *o, long long per_group, sl_kv *kv, sl_kv_cf
         fprintf(stderr, "parse: %s\n", err.msg);
         return 1;
     }
-    static const sl_field cols[] = {{"ts", SL_T_TIMESTAMP, 0}, {"v", SL_T_INT, 0}};
+    static const sl_field cols[] = {{.name = "ts", .type = SL_T_TIMESTAMP},
+                                   {.name = "v", .type = SL_T_INT}};
     sl_table_meta meta = {SL_TABLE_SUPER, "db", "meters", SL_PREC_MS, 2, cols, 0, NULL};
     sl_trig_def_opts dopts = {.stream_id = 1, .table = &meta, .precision = SL_PREC_MS};
     sl_trig_def *def = NULL;

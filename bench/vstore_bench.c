@@ -39,10 +39,10 @@ static void die(const char *what, const sl_error *err)
 }
 
 static const sl_vs_column METER[] = {
-    {"ts", SL_T_TIMESTAMP, 0},
-    {"current", SL_T_FLOAT, 0},
-    {"voltage", SL_T_INT, 0},
-    {"phase", SL_T_FLOAT, 0},
+    {.name = "ts", .type = SL_T_TIMESTAMP},
+    {.name = "current", .type = SL_T_FLOAT},
+    {.name = "voltage", .type = SL_T_INT},
+    {.name = "phase", .type = SL_T_FLOAT},
 };
 
 typedef struct cfg {

@@ -123,6 +123,11 @@ const sl_field *sl__mc_cols(const sl__mc_table *t)
     return t->t_super ? t->t_super->t_cols : t->t_cols;
 }
 
+bool sl__mc_key(const sl__mc_table *t)
+{
+    return t->t_super ? t->t_super->t_key : t->t_key;
+}
+
 int sl__mc_ntags(const sl__mc_table *t)
 {
     return t->t_super ? t->t_super->t_ntags : t->t_ntags;
@@ -333,6 +338,7 @@ void sl__mc_table_view(const sl_mcatalog *cat, const sl__mc_table *t, sl_mcatalo
     out->meta.cols = sl__mc_cols(t);
     out->meta.ntags = sl__mc_ntags(t);
     out->meta.tags = sl__mc_tags(t);
+    out->composite_key = sl__mc_key(t);
     out->uid = t->t_uid;
     out->create_time = t->t_created;
     if (t->t_super != NULL) {
@@ -536,13 +542,14 @@ static int cmp_table_ptr(const void *a, const void *b)
     return c ? c : strcmp(x->t_name, y->t_name);
 }
 
-static int dump_fields(sl_buf *out, const sl_field *f, int n)
+static int dump_fields(sl_buf *out, const sl_field *f, int n, bool key)
 {
     int rc = sl_buf_put(out, "(", 1);
     for (int i = 0; rc == 0 && i < n; i++) {
         char ty[48];
-        rc = sl_buf_printf(out, "%s%s %s", i ? ", " : "", f[i].name,
-                           sl_ddl_type_str(f[i].type, f[i].width, ty, sizeof(ty)));
+        rc = sl_buf_printf(out, "%s%s %s%s", i ? ", " : "", f[i].name,
+                           sl_ddl_type_str(f[i].type, f[i].width, ty, sizeof(ty)),
+                           key && i == 1 ? " COMPOSITE KEY" : "");
     }
     return rc ? rc : sl_buf_put(out, ")", 1);
 }
@@ -572,11 +579,11 @@ static int dump_table(sl_buf *out, const sl__mc_table *t)
     } else if (rc == 0) {
         rc = sl_buf_put(out, " ", 1);
         if (rc == 0)
-            rc = dump_fields(out, t->t_cols, t->t_ncols);
+            rc = dump_fields(out, t->t_cols, t->t_ncols, t->t_key);
         if (rc == 0 && t->t_kind == SL_TABLE_SUPER) {
             rc = sl_buf_printf(out, " tags ");
             if (rc == 0)
-                rc = dump_fields(out, t->t_tags, t->t_ntags);
+                rc = dump_fields(out, t->t_tags, t->t_ntags, false);
         }
     }
     return rc ? rc : sl_buf_put(out, "\n", 1);

@@ -189,6 +189,8 @@ typedef struct sl_mcatalog_table {
     const char *vnode_addr;  /* its address; NULL for a super table */
     bool vnode_alive;        /* whether that vnode is alive */
     const sl_block *tagvals; /* child: one row of tag values in tag order; else NULL */
+    bool composite_key;      /* meta.cols[1] is the COMPOSITE KEY (a child: its super's):
+                              * rows are identified by (timestamp, key) */
 } sl_mcatalog_table;
 
 /*
@@ -512,8 +514,12 @@ int sl_mcatalog_checkpoint_get(sl_mcatalog *cat, uint64_t stream_id, uint32_t sl
  *   - SHOW DATABASES/STABLES/TABLES [LIKE], SHOW CREATE DATABASE/STABLE/TABLE and
  *     DESCRIBE, with the columns of the embedded store (common/exec/ddl.h);
  *   - SHOW DNODES (all nodes) and SHOW MNODES (nodes of that kind), the columns of
- *     ins_dnodes; SHOW SNODES, the rows of ins_snodes; SHOW VNODES, one row per vgroup with the columns of
- *     ins_vgroups; [LIKE] filters on the endpoint;
+ *     ins_dnodes; SHOW SNODES, the rows of ins_snodes; SHOW VNODES, one row per vgroup with
+ *     the columns of ins_vgroups, and SHOW VNODES ON DNODE n the vgroups vnode n holds
+ *     (SL_ENOTFOUND "dnode n does not exist", SL_EINVAL when n is not a vnode, at n);
+ *     SHOW [db.]VGROUPS, the rows of ins_vgroups of that database, else the current one,
+ *     else every database (SL_ENOTFOUND for an unknown one); [LIKE] filters on the
+ *     endpoint;
  *   - SELECT over the system tables of information_schema (sl_mcatalog_catalog), planned
  *     by the shared planner with NOW = the catalog's clock.
  * Unqualified names resolve in current_db (borrowed, may be NULL). Returns 0 or an error
@@ -539,7 +545,11 @@ int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_d
  *   ins_dnodes:    id, endpoint, kind, status, vgroups, create_time, last_heartbeat
  *   ins_streams:   stream_name, db_name, status (running or stopped), trigger_table (the
  *                  FROM table, db-qualified when not in the stream's database; NULL
- *                  without FROM), create_time, sql (the CREATE STREAM text)
+ *                  without FROM), create_time, output_table (the INTO table, named the
+ *                  same way; NULL without INTO), snodes (distinct snodes owning its slots),
+ *                  tasks (its rows of ins_stream_tasks), max_lag_ms (the largest lag its
+ *                  owners report; NULL before any report), error (the lowest-id owner's
+ *                  reported error; NULL when none), sql (the CREATE STREAM text)
  *   ins_snodes:    id, endpoint, status (alive, dead, dropped), epoch (the one it acts
  *                  on), streams, slots (pairs it owns), groups, memory_bytes, create_time,
  *                  last_heartbeat

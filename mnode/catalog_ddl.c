@@ -47,6 +47,7 @@ static void table_info(const sl__mc_table *t, sl_ddl_table *out)
     out->tagvals = t->t_kind == SL_TABLE_CHILD ? &t->t_tagvals : NULL;
     out->nchildren = t->t_nchildren;
     out->obj = (void *)t;
+    out->composite_key = sl__mc_key(t);
 }
 
 static bool src_find_db(void *ud, const char *name, sl_ddl_db *out)
@@ -386,6 +387,7 @@ static int prep_create_table(applier *a, sl_ddl_op *op, prep *p)
         if (t->t_cols == NULL)
             return oom(a, op->pos);
         t->t_ncols = op->ncols;
+        t->t_key = op->composite_key;
         if (op->ntags > 0) {
             t->t_tags = copy_fields(op->tags, op->ntags);
             if (t->t_tags == NULL)

@@ -119,6 +119,7 @@ struct sl__mc_table {
     sl__mc_table *t_super;   /* child: its super table */
     int t_ncols;             /* super/normal: owned fields with owned names */
     sl_field *t_cols;
+    bool t_key;              /* super/normal: t_cols[1] is the COMPOSITE KEY (persisted) */
     int t_ntags; /* super: owned fields */
     sl_field *t_tags;
     sl_block t_tagvals;        /* child: one row of tag values */
@@ -195,6 +196,8 @@ sl__mc_node *sl__mc_find_node(const sl_mcatalog *cat, uint32_t id);
 int sl__mc_ncols(const sl__mc_table *t);
 const sl_field *sl__mc_cols(const sl__mc_table *t);
 int sl__mc_ntags(const sl__mc_table *t);
+/* Whether cols[1] is the table's COMPOSITE KEY (a child's: its super table's). */
+bool sl__mc_key(const sl__mc_table *t);
 const sl_field *sl__mc_tags(const sl__mc_table *t);
 
 /* Fills the public view of t. */

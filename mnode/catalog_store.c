@@ -55,13 +55,20 @@ int sl__mc_put_str(sl_buf *v, const char *s)
     return rc ? rc : sl_buf_put(v, s, n);
 }
 
-static int put_fields(sl_buf *v, const sl_field *f, int n)
+/* The type byte of the second column of a table record carries the COMPOSITE KEY flag in
+ * its high bit (types stay below it), so records written before composite keys read back
+ * unchanged. */
+#define FIELD_KEY_BIT 0x80u
+
+/* Writes n fields; key: the second one is the table's COMPOSITE KEY. */
+static int put_fields(sl_buf *v, const sl_field *f, int n, bool key)
 {
     int rc = sl_buf_put_varu(v, (uint64_t)n);
     for (int i = 0; rc == 0 && i < n; i++) {
         rc = sl__mc_put_str(v, f[i].name);
         if (rc == 0)
-            rc = sl_buf_put_u8(v, (uint8_t)f[i].type);
+            rc = sl_buf_put_u8(v, (uint8_t)((unsigned)f[i].type |
+                                            (key && i == 1 ? FIELD_KEY_BIT : 0u)));
         if (rc == 0)
             rc = sl_buf_put_varu(v, f[i].width);
     }
@@ -123,11 +130,11 @@ int sl__mc_enc_table(sl_buf *v, const sl__mc_table *t)
         return rc;
     switch (t->t_kind) {
     case SL_TABLE_SUPER:
-        rc = put_fields(v, t->t_cols, t->t_ncols);
-        return rc ? rc : put_fields(v, t->t_tags, t->t_ntags);
+        rc = put_fields(v, t->t_cols, t->t_ncols, t->t_key);
+        return rc ? rc : put_fields(v, t->t_tags, t->t_ntags, false);
     case SL_TABLE_NORMAL:
         rc = sl_buf_put_u32(v, t->t_vgroup->vg_id);
-        return rc ? rc : put_fields(v, t->t_cols, t->t_ncols);
+        return rc ? rc : put_fields(v, t->t_cols, t->t_ncols, t->t_key);
     case SL_TABLE_CHILD: {
         rc = sl_buf_put_u32(v, t->t_vgroup->vg_id);
         if (rc == 0)
@@ -206,7 +213,8 @@ static int get_version(sl_reader *r)
     return 0;
 }
 
-static int get_fields(sl_reader *r, int max, sl_field **out, int *nout)
+/* Reads fields; *key (NULL: none may carry it) gets the COMPOSITE KEY flag of the second. */
+static int get_fields(sl_reader *r, int max, sl_field **out, int *nout, bool *keyp)
 {
     uint64_t n;
     if (sl_reader_varu(r, &n) < 0 || n < 1 || n > (uint64_t)max)
@@ -217,18 +225,25 @@ static int get_fields(sl_reader *r, int max, sl_field **out, int *nout)
     int rc = 0;
     uint64_t i;
     for (i = 0; i < n; i++) {
-        uint8_t ty;
+        uint8_t ty = SL_T_NULL;
         uint64_t w;
         char *name = NULL;
         if ((rc = sl__mc_get_str(r, &name)) < 0)
             break;
         f[i].name = name;
-        if (sl_reader_u8(r, &ty) < 0 || ty == SL_T_NULL || ty >= SL_T__COUNT ||
+        bool key = false;
+        if (sl_reader_u8(r, &ty) == 0) {
+            key = (ty & FIELD_KEY_BIT) != 0;
+            ty = (uint8_t)(ty & ~FIELD_KEY_BIT);
+        }
+        if (ty == SL_T_NULL || ty >= SL_T__COUNT || (key && (i != 1 || keyp == NULL)) ||
             sl_reader_varu(r, &w) < 0 || w > SL_VARCHAR_MAX) {
             rc = SL_ECORRUPT;
             i++;
             break;
         }
+        if (key)
+            *keyp = true;
         f[i].type = (sl_type)ty;
         f[i].width = (uint32_t)w;
     }
@@ -461,9 +476,9 @@ static int decode_table(sl_mcatalog *cat, sl__mc_db *db, const void *v, size_t v
             rc = SL_ECORRUPT;
     }
     if (rc == 0 && kind != SL_TABLE_CHILD)
-        rc = get_fields(&r, SL_MAX_COLUMNS, &t->t_cols, &t->t_ncols);
+        rc = get_fields(&r, SL_MAX_COLUMNS, &t->t_cols, &t->t_ncols, &t->t_key);
     if (rc == 0 && kind == SL_TABLE_SUPER)
-        rc = get_fields(&r, SL_MAX_TAGS, &t->t_tags, &t->t_ntags);
+        rc = get_fields(&r, SL_MAX_TAGS, &t->t_tags, &t->t_ntags, NULL);
     if (rc == 0 && kind == SL_TABLE_CHILD) {
         uint64_t blen;
         if (sl_reader_u64(&r, super_uid) < 0 || sl_reader_varu(&r, &blen) < 0 ||

@@ -35,10 +35,10 @@
  * places it. The schema then goes through the shared rules of CREATE STABLE / CREATE TABLE
  * (common/exec/ddl.h: name lengths, reserved names, types, limits, COMPOSITE KEY) as a
  * synthetic statement, so it is refused with exactly their messages. An existing INTO
- * table is accepted when its kind, column names and types (widths included) and tag names
- * and types equal the derived ones (names case-insensitively); otherwise the statement is
- * refused with SL_EEXIST "output table 'x' already exists with a different schema: <the
- * first difference>".
+ * table is accepted when its kind, column names and types (widths included), COMPOSITE KEY
+ * and tag names and types equal the derived ones (names case-insensitively); otherwise the
+ * statement is refused with SL_EEXIST "output table 'x' already exists with a different
+ * schema: <the first difference>".
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -354,6 +354,12 @@ static int check_existing(const sl_create_stream *cs, const sl__mc_table *t, sl_
                        kind_name(t->t_kind), kind_name(kind));
     int rc = same_fields(err, pos, t->t_name, "column", sl__mc_cols(t), sl__mc_ncols(t), cols,
                          ncols);
+    bool want_key = ncols > 1 && cols[1].composite_key;
+    if (rc == 0 && sl__mc_key(t) != want_key)
+        return differs(err, pos, t->t_name, "its column '%s' is %sa COMPOSITE KEY, the stream "
+                       "needs it %s",
+                       sl__mc_cols(t)[1].name, want_key ? "not " : "",
+                       want_key ? "to be one" : "not to be one");
     if (rc == 0 && kind == SL_TABLE_SUPER)
         rc = same_fields(err, pos, t->t_name, "tag", sl__mc_tags(t), sl__mc_ntags(t), tags, ntags);
     return rc;

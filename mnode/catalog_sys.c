@@ -8,8 +8,11 @@
  * thousand of them into a block holding just the projected columns. The shared planner
  * reads them through the catalog's sl_catalog like any other table, so filters, GROUP BY,
  * ORDER BY and aggregates over them need no code here. SHOW DATABASES/STABLES/TABLES,
- * SHOW CREATE and DESCRIBE are the shared ones of common/exec/ddl.h; SHOW DNODES and SHOW
- * VNODES are the rows of ins_dnodes and ins_vgroups.
+ * SHOW CREATE and DESCRIBE are the shared ones of common/exec/ddl.h; the administration
+ * listings are rows of the system tables: SHOW DNODES/MNODES of ins_dnodes, SHOW SNODES of
+ * ins_snodes, SHOW VNODES [ON DNODE n] and SHOW [db.]VGROUPS of ins_vgroups, SHOW STREAMS
+ * of ins_streams, whose placement columns (snodes, tasks, max_lag_ms, error) summarise
+ * what ins_stream_tasks lists per slot run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 
 #include "catalog_int.h"
 #include "common/exec/plan.h"
+#include "common/sql/parser.h"
 
 /* ------------------------------------------------------------ the system tables */
 
@@ -90,8 +94,16 @@ static const sl_field STREAMS_COLS[] = {
     {"status", SL_T_VARCHAR, 7},
     {"trigger_table", SL_T_VARCHAR, SL_NAME_MAX + 1 + SL_TABLE_NAME_MAX},
     {"create_time", SL_T_TIMESTAMP, 0},
+    {"output_table", SL_T_VARCHAR, SL_NAME_MAX + 1 + SL_TABLE_NAME_MAX}, /* INTO; NULL: none */
+    {"snodes", SL_T_INT, 0},          /* snodes owning some of its slots */
+    {"tasks", SL_T_INT, 0},           /* its rows of ins_stream_tasks */
+    {"max_lag_ms", SL_T_BIGINT, 0},   /* largest lag its owners report; NULL: none yet */
+    {"error", SL_T_VARCHAR, 1024},    /* first error an owner reports (lowest id); NULL */
     {"sql", SL_T_VARCHAR, SL_VARCHAR_MAX},
 };
+
+/* The column of ins_streams that costs a parse per stream. */
+#define STREAMS_OUTPUT_COL 5
 
 static const sl_field SNODES_COLS[] = {
     {"id", SL_T_INT, 0},
@@ -166,18 +178,33 @@ void sl__mc_sys_view(int i, sl_ddl_table *out)
 /* ------------------------------------------------------------ rows */
 
 /* The objects one system table lists, in output order; own holds objects made for the
- * listing (ins_stream_tasks rows), freed with it. */
+ * listing (ins_stream_tasks and ins_streams rows), arena their strings, both freed with it. */
 typedef struct rows {
     void **v;
     size_t n, cap;
     void *own;
+    sl_arena arena;
+    bool outputs; /* ins_streams: fill output_table (set before collecting) */
 } rows;
 
 static void rows_free(rows *r)
 {
     free(r->v);
     free(r->own);
+    sl_arena_fini(&r->arena);
 }
+
+/* A row of ins_streams: the stream and what its placement and owners' reports say. */
+typedef struct stream_row {
+    const sl__mc_stream *st;
+    const char *output; /* the INTO table (db-qualified when not in the stream's database),
+                         * NULL without INTO or when not asked for; in the rows' arena */
+    int32_t snodes;     /* distinct owners */
+    int32_t tasks;      /* runs of consecutive slots with one owner */
+    bool has_lag;       /* some owner reported the stream */
+    int64_t max_lag;
+    const char *error;  /* the lowest-id owner's non-empty error, else NULL (the report's) */
+} stream_row;
 
 /* A row of ins_stream_tasks: slots [lo, hi] of a stream owned by one snode. */
 typedef struct task_row {
@@ -265,6 +292,124 @@ static int collect_tasks(const sl_mcatalog *cat, rows *r)
     return rc;
 }
 
+/* The INTO table of stream st as ins_streams shows it: from its statement text (stored
+ * streams always parse), named as created when the table exists, db-qualified when it is
+ * in another database. NULL without INTO; SL_ENOMEM. */
+static int stream_output(const sl_mcatalog *cat, const sl__mc_stream *st, sl_arena *a,
+                         const char **out)
+{
+    *out = NULL;
+    sl_parse_result *pr = NULL;
+    sl_error perr;
+    sl_error_clear(&perr);
+    if (sl_parse(st->s_sql, strlen(st->s_sql), &pr, &perr) < 0)
+        return 0; /* not ours to judge: the stream's record is what was accepted */
+    int rc = 0;
+    const sl_stmt *stmt = pr->nstmts == 1 ? pr->stmts[0] : NULL;
+    if (stmt != NULL && stmt->kind == SL_STMT_CREATE_STREAM && stmt->u.create_stream.has_into) {
+        const sl_qname *q = &stmt->u.create_stream.into;
+        const char *dbname = q->db != NULL ? q->db : st->s_db;
+        const sl__mc_db *db = sl__mc_find_db(cat, dbname);
+        const sl__mc_table *t = db != NULL ? sl__mc_find_table(db, q->name) : NULL;
+        const char *name = t != NULL ? t->t_name : q->name;
+        if (db != NULL)
+            dbname = db->d_name;
+        size_t n = strlen(dbname) + strlen(name) + 2;
+        char *p = sl_arena_alloc(a, n);
+        if (p == NULL)
+            rc = SL_ENOMEM;
+        else if (sl_ddl_name_eq(dbname, st->s_db))
+            snprintf(p, n, "%s", name);
+        else
+            snprintf(p, n, "%s.%s", dbname, name);
+        *out = p;
+    }
+    sl_parse_result_free(pr);
+    return rc;
+}
+
+/* Scratch room of stream_load: the distinct owners of one stream, and per node id the
+ * generation (stream) that last saw it, so a stream costs O(slots) whatever the snodes. */
+typedef struct owner_set {
+    uint32_t *ids;  /* distinct owners, at most the number of nodes */
+    uint32_t n;
+    uint64_t *seen; /* indexed by node id, 0..maxid */
+    uint32_t maxid;
+    uint64_t gen;
+} owner_set;
+
+/* Fills the placement columns of row sr from the current owners of its stream and their
+ * reports. */
+static void stream_load(const sl_mcatalog *cat, stream_row *sr, owner_set *os)
+{
+    const uint32_t *own = sl__mc_owners(cat, sr->st->s_id);
+    os->n = 0;
+    os->gen++;
+    /* As collect_tasks: without a placement every slot is unowned, one run. */
+    sr->tasks = own == NULL ? 1 : 0;
+    for (uint32_t s = 0; own != NULL && s < cat->c_slots; s++) {
+        uint32_t o = own[s];
+        if (s > 0 && o == own[s - 1])
+            continue;
+        sr->tasks++;
+        /* Owners are registered nodes (ids <= maxid); anything else is not counted. */
+        if (o != 0 && o <= os->maxid && os->seen[o] != os->gen) {
+            os->seen[o] = os->gen;
+            os->ids[os->n++] = o;
+        }
+    }
+    sr->snodes = (int32_t)os->n;
+    const char *error = NULL;
+    uint32_t error_node = 0;
+    for (uint32_t k = 0; k < os->n; k++) {
+        uint32_t id = os->ids[k];
+        const sl__mc_task *rep = sl__mc_task_of(sl__mc_find_node(cat, id), sr->st->s_id);
+        if (rep == NULL)
+            continue;
+        if (!sr->has_lag || rep->t_lag_ms > sr->max_lag)
+            sr->max_lag = rep->t_lag_ms;
+        sr->has_lag = true;
+        if (rep->t_error != NULL && rep->t_error[0] != '\0' &&
+            (error == NULL || id < error_node)) {
+            error = rep->t_error;
+            error_node = id;
+        }
+    }
+    sr->error = error;
+}
+
+/* ins_streams: by database and name, with their placement and load; the output table only
+ * when r->outputs (it costs a parse of the statement). */
+static int collect_streams(const sl_mcatalog *cat, rows *r)
+{
+    rows s = {0};
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < cat->c_nstreams; i++)
+        rc = rows_push(&s, cat->c_streams[i]);
+    if (rc == 0 && s.n > 1)
+        qsort(s.v, s.n, sizeof(*s.v), cmp_stream);
+    /* Nodes are kept in ascending id order: the last has the largest id. */
+    owner_set os = {.maxid = cat->c_nnodes ? cat->c_nodes[cat->c_nnodes - 1]->n_id : 0};
+    stream_row *sr = rc == 0 ? calloc(s.n ? s.n : 1, sizeof(*sr)) : NULL;
+    os.ids = malloc((cat->c_nnodes ? cat->c_nnodes : 1) * sizeof(*os.ids));
+    os.seen = calloc((size_t)os.maxid + 1, sizeof(*os.seen));
+    if (sr == NULL || os.ids == NULL || os.seen == NULL)
+        rc = SL_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < s.n; i++) {
+        sr[i].st = s.v[i];
+        stream_load(cat, &sr[i], &os);
+        if (r->outputs)
+            rc = stream_output(cat, sr[i].st, &r->arena, &sr[i].output);
+        if (rc == 0)
+            rc = rows_push(r, &sr[i]);
+    }
+    r->own = sr;
+    free(os.ids);
+    free(os.seen);
+    rows_free(&s);
+    return rc;
+}
+
 /* Collects the objects of system table sys: sorted by name, vgroups and nodes by id. */
 static int collect(const sl_mcatalog *cat, int sys, rows *r)
 {
@@ -299,11 +444,7 @@ static int collect(const sl_mcatalog *cat, int sys, rows *r)
             rc = rows_push(r, cat->c_vgroups[i]);
         return rc;
     case SYS_STREAMS:
-        for (int i = 0; rc == 0 && i < cat->c_nstreams; i++)
-            rc = rows_push(r, cat->c_streams[i]);
-        if (rc == 0 && r->n > 1)
-            qsort(r->v, r->n, sizeof(*r->v), cmp_stream);
-        return rc;
+        return collect_streams(cat, r);
     case SYS_STREAM_TASKS:
         return collect_tasks(cat, r);
     case SYS_SNODES:
@@ -423,13 +564,21 @@ static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int 
         }
     }
     case SYS_STREAMS: {
-        const sl__mc_stream *st = obj;
+        const stream_row *sr = obj;
+        const sl__mc_stream *st = sr->st;
         switch (col) {
         case 0: return str_value(st->s_name);
         case 1: return str_value(st->s_db);
         case 2: return str_value(st->s_running ? "running" : "stopped");
         case 3: return str_value(st->s_trigger[0] ? st->s_trigger : NULL);
         case 4: return sl_value_int(SL_T_TIMESTAMP, st->s_created);
+        case STREAMS_OUTPUT_COL: return str_value(sr->output);
+        case 6: return sl_value_int(SL_T_INT, sr->snodes);
+        case 7: return sl_value_int(SL_T_INT, sr->tasks);
+        case 8:
+            return sr->has_lag ? sl_value_int(SL_T_BIGINT, sr->max_lag)
+                               : sl_value_null(SL_T_BIGINT);
+        case 9: return str_value(sr->error);
         default: return str_value(st->s_sql);
         }
     }
@@ -578,6 +727,8 @@ static int sys_scan_open(const sl_mcatalog *cat, int sys, const sl_scan_req *req
     s->sys = sys;
     s->nproj = req->nproj;
     s->proj = malloc((size_t)(req->nproj > 0 ? req->nproj : 1) * sizeof(int));
+    for (int i = 0; i < req->nproj; i++)
+        s->objs.outputs |= sys == SYS_STREAMS && req->proj[i] == STREAMS_OUTPUT_COL;
     if (s->proj == NULL || collect(cat, sys, &s->objs) < 0) {
         sys_scan_close(s);
         return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
@@ -657,18 +808,18 @@ static int streams_result(const sl_mcatalog *cat, const char *db, const char *li
         widths[i] = m->cols[i].width;
     }
     int rc = sl_result_setup(res, m->ncols, names, types, widths);
-    rows r = {0};
+    rows r = {.outputs = true};
     if (rc == 0)
         rc = collect(cat, SYS_STREAMS, &r);
     for (size_t k = 0; rc == 0 && k < r.n; k++) {
-        const sl__mc_stream *st = r.v[k];
+        const sl__mc_stream *st = ((const stream_row *)r.v[k])->st;
         if (db != NULL && !sl_ddl_name_eq(db, st->s_db))
             continue;
         if (like != NULL && !sl_ddl_like(like, st->s_name))
             continue;
         for (int i = 0; rc == 0 && i < m->ncols; i++) {
             char buf[128];
-            sl_value v = row_value(cat, SYS_STREAMS, st, 0, i, buf, sizeof(buf));
+            sl_value v = row_value(cat, SYS_STREAMS, r.v[k], 0, i, buf, sizeof(buf));
             rc = sl_column_append_value(&res->rows.cols[i], &v);
         }
     }
@@ -678,9 +829,29 @@ static int streams_result(const sl_mcatalog *cat, const char *db, const char *li
     return rc;
 }
 
-/* A whole system table as a result, rows whose endpoint matches like (NULL: all) and, for
- * nodes, of kind `kind` (0: all). */
-static int sys_result(const sl_mcatalog *cat, int sys, const char *like, int kind, sl_result *res)
+/* Which rows of a system table a SHOW lists. */
+typedef struct sys_filter {
+    const char *like;  /* endpoint pattern; NULL: any */
+    int kind;          /* nodes: of this sl_mc_node_kind; 0: any */
+    uint32_t vnode;    /* vgroups: held by this node; 0: any */
+    bool by_db;        /* vgroups: of database db only */
+    const char *db;    /* ... (NULL then: none) */
+} sys_filter;
+
+/* Whether row obj of system table sys passes the vgroup and node parts of f. */
+static bool sys_keep(int sys, const void *obj, const sys_filter *f)
+{
+    if (sys == SYS_VGROUPS) {
+        const sl__mc_vgroup *vg = obj;
+        if (f->vnode != 0 && vg->vg_vnode != f->vnode)
+            return false;
+        return !f->by_db || (f->db != NULL && sl_ddl_name_eq(f->db, vg->vg_db->d_name));
+    }
+    return f->kind == 0 || ((const sl__mc_node *)obj)->n_kind == (sl_mc_node_kind)f->kind;
+}
+
+/* A whole system table as a result: the rows f keeps. */
+static int sys_result(const sl_mcatalog *cat, int sys, const sys_filter *f, sl_result *res)
 {
     const sl_table_meta *m = &SYS_META[sys];
     const char *names[16];
@@ -700,11 +871,11 @@ static int sys_result(const sl_mcatalog *cat, int sys, const char *like, int kin
         rc = collect(cat, sys, &r);
     for (size_t k = 0; rc == 0 && k < r.n; k++) {
         char buf[128];
-        if (kind != 0 && ((const sl__mc_node *)r.v[k])->n_kind != (sl_mc_node_kind)kind)
+        if (!sys_keep(sys, r.v[k], f))
             continue;
-        if (like != NULL) {
+        if (f->like != NULL) {
             sl_value ep = row_value(cat, sys, r.v[k], 0, endpoint, buf, sizeof(buf));
-            if (ep.is_null || !sl_ddl_like(like, ep.v.s.ptr))
+            if (ep.is_null || !sl_ddl_like(f->like, ep.v.s.ptr))
                 continue;
         }
         for (int i = 0; rc == 0 && i < m->ncols; i++) {
@@ -716,6 +887,23 @@ static int sys_result(const sl_mcatalog *cat, int sys, const char *like, int kin
     if (rc == 0)
         sl_block_seal(&res->rows);
     return rc;
+}
+
+/* SHOW VNODES ON DNODE n: n must name a vnode. Stores its id in *id. */
+static int vnode_of(const sl_mcatalog *cat, const sl_show *sh, uint32_t *id, sl_error *err)
+{
+    const sl__mc_node *n = sh->dnode > 0 && sh->dnode <= UINT32_MAX
+                               ? sl__mc_find_node(cat, (uint32_t)sh->dnode)
+                               : NULL;
+    if (n == NULL)
+        return sl_ddl_error(err, SL_ENOTFOUND, sh->dnode_pos, "dnode %lld does not exist",
+                            (long long)sh->dnode);
+    if (n->n_kind != SL_MC_VNODE)
+        return sl_ddl_error(err, SL_EINVAL, sh->dnode_pos,
+                            "dnode %lld is an %s: only vnodes hold vgroups", (long long)sh->dnode,
+                            sl_mc_node_kind_name(n->n_kind));
+    *id = n->n_id;
+    return 0;
 }
 
 static int run_select(sl_mcatalog *cat, const sl_stmt *st, const char *current_db, sl_result *res,
@@ -762,11 +950,27 @@ int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_d
     switch (st->kind) {
     case SL_STMT_SHOW: {
         const sl_show *sh = &st->u.show;
+        sys_filter f = {.like = sh->like};
         switch (sh->kind) {
-        case SL_SHOW_DNODES: rc = sys_result(cat, SYS_DNODES, sh->like, 0, res); break;
-        case SL_SHOW_SNODES: rc = sys_result(cat, SYS_SNODES, sh->like, 0, res); break;
-        case SL_SHOW_MNODES: rc = sys_result(cat, SYS_DNODES, sh->like, SL_MC_MNODE, res); break;
-        case SL_SHOW_VNODES: rc = sys_result(cat, SYS_VGROUPS, sh->like, 0, res); break;
+        case SL_SHOW_DNODES: rc = sys_result(cat, SYS_DNODES, &f, res); break;
+        case SL_SHOW_SNODES: rc = sys_result(cat, SYS_SNODES, &f, res); break;
+        case SL_SHOW_MNODES:
+            f.kind = SL_MC_MNODE;
+            rc = sys_result(cat, SYS_DNODES, &f, res);
+            break;
+        case SL_SHOW_VNODES:
+            rc = sh->on_dnode ? vnode_of(cat, sh, &f.vnode, err) : 0;
+            if (rc == 0)
+                rc = sys_result(cat, SYS_VGROUPS, &f, res);
+            break;
+        case SL_SHOW_VGROUPS:
+            f.by_db = true;
+            rc = sl__mc_streams_show_db(cat, st, current_db, &f.db, err);
+            if (rc == 0 && f.db == NULL) /* no database named or selected: every one */
+                f.by_db = false;
+            if (rc == 0)
+                rc = sys_result(cat, SYS_VGROUPS, &f, res);
+            break;
         case SL_SHOW_STREAMS: {
             const char *db = NULL;
             rc = sl__mc_streams_show_db(cat, st, current_db, &db, err);

@@ -31,6 +31,7 @@ typedef enum sl_cli_mode {
 /* One shell session. */
 typedef struct sl_cli {
     sl_backend *backend; /* borrowed: where statements run */
+    const char *endpoint; /* borrowed: the mnode's "host:port" on a cluster; NULL embedded */
     sl_cli_mode mode;    /* output format */
     bool timing;         /* show the elapsed time in "Query OK" lines */
     bool interactive;    /* reading a terminal: errors do not end the session */
@@ -123,6 +124,19 @@ sl_cli_cell_kind sl__cli_cell(const sl_column *col, uint32_t row, sl_precision p
  */
 void sl__cli_print_error(sl_cli *c, const sl_error *err, const char *stmt, const char *src,
                          int line, int col);
+
+/* ------------------------------------------------------------ cluster summary */
+
+/* A running stream whose owners report a lag above this (ms) is listed by the summary. */
+#define SL_CLI_LAG_WARN_MS 60000
+
+/*
+ * Appends the cluster summary of `sluice --status` (cluster_status.c, whose comment gives
+ * its lines) to out, from information_schema queries run on c's backend; c->endpoint must
+ * be set. Returns 0, or the first query's error (the mnode does not answer, ...) with its
+ * message in *err and out unchanged.
+ */
+int sl__cli_cluster_status(sl_cli *c, sl_buf *out, sl_error *err);
 
 /* ------------------------------------------------------------ commands */
 

@@ -25,6 +25,8 @@ static const char *const statements[] = {
     "      [GROUP BY ...] [ORDER BY ...] [LIMIT n [OFFSET m]]",
     "CREATE STREAM ... | DROP STREAM s | START STREAM s | STOP STREAM s | SHOW STREAMS\n"
     "      (on a cluster)",
+    "SHOW DNODES | SNODES | VNODES [ON DNODE n] | [db.]VGROUPS [LIKE 'endpoint']\n"
+    "      | DROP SNODE n (on a cluster; status prints a summary)",
 };
 
 static int help_exec(sl_cli *c, const char *arg)

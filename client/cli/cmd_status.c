@@ -1,6 +1,6 @@
 /*
- * cmd_status.c - `status` (also \status): a one-line summary of what the shell is
- * connected to, the same line `sluice --status` prints.
+ * cmd_status.c - `status` (also \status): what `sluice --status` prints. On a cluster,
+ * the cluster summary of cluster_status.c; on the embedded store, the backend's one line.
  */
 #include <stdio.h>
 
@@ -13,9 +13,12 @@ static int status_exec(sl_cli *c, const char *arg)
     sl_error err;
     sl_buf_init(&b);
     sl_error_clear(&err);
-    int rc = sl_backend_status(c->backend, &b, &err);
+    int rc = c->endpoint != NULL ? sl__cli_cluster_status(c, &b, &err)
+                                 : sl_backend_status(c->backend, &b, &err);
     if (rc < 0)
         fprintf(c->err, "ERROR: %s\n", err.msg[0] ? err.msg : sl_strerror(rc));
+    else if (c->endpoint != NULL)
+        fprintf(c->out, "%.*s", (int)b.len, (const char *)b.data); /* whole lines */
     else
         fprintf(c->out, "%.*s\n", (int)b.len, (const char *)b.data);
     sl_buf_fini(&b);

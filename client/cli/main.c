@@ -83,8 +83,9 @@ static void usage(FILE *f)
             "Output:\n"
             "      --csv            print results as CSV (RFC 4180) with a header line\n"
             "      --json           print each result as a JSON array of objects\n"
-            "      --status         print a summary of the cluster (databases, tables) and\n"
-            "                       exit; after the statements of -s/-f when given\n"
+            "      --status         print a summary of the cluster (nodes, databases, streams)\n"
+            "                       and exit, non-zero when the mnode does not answer; after\n"
+            "                       the statements of -s/-f when given\n"
             "\n"
             "Other:\n"
             "      --help           show this help and exit\n"
@@ -147,6 +148,9 @@ static int run(const options *o)
     sl_backend *backend = NULL;
     sl_error err;
     sl_error_clear(&err);
+    char endpoint[300];
+    snprintf(endpoint, sizeof(endpoint), "%s:%d", o->host != NULL ? o->host : DEFAULT_HOST,
+             o->port != 0 ? o->port : DEFAULT_PORT);
     if (o->embedded) {
         if (sl_backend_embedded_open(&backend, &err) < 0) {
             fprintf(stderr, "sluice: %s\n", err.msg);
@@ -160,6 +164,7 @@ static int run(const options *o)
     }
     sl_cli c = {
         .backend = backend,
+        .endpoint = o->embedded ? NULL : endpoint,
         .mode = o->mode,
         .timing = true,
         .keep_going = o->keep_going,

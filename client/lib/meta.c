@@ -199,6 +199,7 @@ int sl__meta_add_pb(sl_conn *c, const void *pbv, sl__meta **out, sl_error *err)
     m->m_stable_uid = pb->stable_uid;
     m->m_tm.ncols = (int)pb->n_columns;
     m->m_tm.ntags = (int)pb->n_tags;
+    m->m_key = pb->composite_key && pb->n_columns > 1;
     int rc = 0;
     if (m->m_db == NULL || m->m_name == NULL || (pb->stable_name[0] && m->m_stable == NULL) ||
         copy_fields(pb->columns, pb->n_columns, &m->m_cols) < 0 ||
@@ -461,6 +462,7 @@ static bool src_find_table(void *ud, const sl_ddl_db *db, const char *name, sl_d
     out->tags = m->m_tags;
     out->tagvals = m->m_tagvals.ncols > 0 ? &m->m_tagvals : NULL;
     out->obj = m;
+    out->composite_key = m->m_key;
     return true;
 }
 

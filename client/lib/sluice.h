@@ -79,7 +79,7 @@ const char *sl_conn_addr(const sl_conn *c);
  * types) into the existing child or normal table db.table (db NULL: the current
  * database) without SQL: one write request to the vnode owning the table. Returns 0, or
  * SL_ENOTFOUND (no such table), SL_ETYPE (columns do not match the schema), SL_EINVAL (a
- * super table, a NULL timestamp), or the vnode's error.
+ * super table, a NULL timestamp or composite key), or the vnode's error.
  */
 int sl_insert_block(sl_conn *c, const char *db, const char *table, const sl_block *rows,
                     sl_error *err);

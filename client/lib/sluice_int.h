@@ -33,6 +33,7 @@ typedef struct sl__meta {
     uint64_t m_stable_uid;   /* child: its super table's uid */
     sl_table_meta m_tm;      /* planner view; points at the fields below */
     sl_field *m_cols;        /* columns, names owned */
+    bool m_key;              /* m_cols[1] is the COMPOSITE KEY (never NULL) */
     sl_field *m_tags;        /* tags, names owned */
     sl_block m_tagvals;      /* child: one row of tag values (may have 0 columns) */
     sl__vgroup m_vg;         /* child/normal: where it lives */

@@ -186,6 +186,7 @@ int sl__conn_insert(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
             tmp.cols = items[i].m->m_cols;
             tmp.ntags = items[i].m->m_tm.ntags;
             tmp.tags = items[i].m->m_tags;
+            tmp.composite_key = items[i].m->m_key;
             schema_src = &tmp;
             tname = items[i].m->m_name;
             prec = items[i].m->m_tm.precision;
@@ -202,8 +203,8 @@ int sl__conn_insert(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
             }
         }
         rc = sl_ddl_insert_rows(it, tname, schema_src->ncols, schema_src->cols,
-                                schema_src->ntags, schema_src->tags, prec, c->c_now_ms,
-                                &items[i].rows, err);
+                                schema_src->composite_key, schema_src->ntags, schema_src->tags,
+                                prec, c->c_now_ms, &items[i].rows, err);
         if (rc < 0)
             goto done;
         total += it->nrows;
@@ -442,6 +443,12 @@ int sl_insert_block(sl_conn *c, const char *db, const char *table, const sl_bloc
                 return sl_error_set(err, SL_EINVAL, 0, 0,
                                     "the timestamp column '%s' cannot be NULL (row %u)",
                                     m->m_cols[0].name, r + 1);
+    if (m->m_key && rows->cols[1].has_nulls)
+        for (uint32_t r = 0; r < rows->nrows; r++)
+            if (sl_column_is_null(&rows->cols[1], r))
+                return sl_error_set(err, SL_EINVAL, 0, 0,
+                                    "the composite key column '%s' cannot be NULL (row %u)",
+                                    m->m_cols[1].name, r + 1);
     Sluice__WriteItem w = SLUICE__WRITE_ITEM__INIT;
     w.uid = m->m_uid;
     if (encode_bin(rows, &w.block) < 0)

@@ -58,7 +58,9 @@ typedef struct sl_table_meta {
  * is column i, ncols <= i < ncols+ntags is tag i-ncols, SL_PROJ_TBNAME is tbname.
  * Rows must come with the key within [ts_lo, ts_hi] (inclusive); the source may return
  * rows outside it (the executor filters again) but never fewer. Rows of one table are
- * delivered in ascending timestamp order, each timestamp once (updates already applied).
+ * delivered in ascending timestamp order, each timestamp once (updates already applied);
+ * for a table with a composite key (its second column, see ddl.h), in ascending
+ * (timestamp, key) order, each (timestamp, key) pair once.
  */
 typedef struct sl_scan_req {
     const sl_table_meta *table;

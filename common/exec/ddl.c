@@ -56,6 +56,12 @@ bool sl_ddl_like(const char *pat, const char *s)
     return *pat == '\0';
 }
 
+bool sl_ddl_key_type_ok(sl_type t)
+{
+    return t == SL_T_INT || t == SL_T_BIGINT || t == SL_T_UINT || t == SL_T_UBIGINT ||
+           t == SL_T_VARCHAR;
+}
+
 const char *sl_ddl_kind_desc(sl_table_kind k)
 {
     switch (k) {
@@ -309,9 +315,23 @@ static int check_def(const sl_column_def *c, const char *what, sl_error *err)
                                 "%s length must be between 1 and %d, got %u", sl_type_name(c->type),
                                 SL_VARCHAR_MAX, c->width);
     }
-    if (c->composite_key)
-        return sl_ddl_error(err, SL_EUNSUPPORTED, c->pos,
-                            "COMPOSITE KEY ('%s') is not supported yet", c->name);
+    return 0;
+}
+
+/* Checks COMPOSITE KEY on column i of a table: only the second column, of a key type. */
+static int check_key(const sl_column_def *c, int i, sl_error *err)
+{
+    if (!c->composite_key)
+        return 0;
+    if (i != 1)
+        return sl_ddl_error(err, SL_EINVAL, c->pos,
+                            "COMPOSITE KEY can only mark the second column, '%s' is column %d",
+                            c->name, i + 1);
+    if (!sl_ddl_key_type_ok(c->type))
+        return sl_ddl_error(err, SL_ETYPE, c->pos,
+                            "COMPOSITE KEY column '%s' must be INT, BIGINT, INT UNSIGNED, "
+                            "BIGINT UNSIGNED or VARCHAR/BINARY, not %s",
+                            c->name, sl_type_name(c->type));
     return 0;
 }
 
@@ -333,6 +353,8 @@ static int check_schema(const sl_column_def *cols, int ncols, const sl_column_de
                             sl_type_name(cols[0].type));
     for (int i = 0; i < ncols; i++) {
         int rc = check_def(&cols[i], "column", err);
+        if (rc == 0)
+            rc = check_key(&cols[i], i, err);
         if (rc < 0)
             return rc;
         for (int j = 0; j < i; j++)
@@ -406,6 +428,7 @@ static int plan_with_schema(const sl_ddl_source *src, const sl_stmt *st, bool if
     op->name = name->name;
     op->ncols = ncols;
     op->cols = make_fields(plan, cols, ncols);
+    op->composite_key = ncols > 1 && cols[1].composite_key;
     op->ntags = ntags;
     op->tags = ntags > 0 ? make_fields(plan, tags, ntags) : NULL;
     if (op->cols == NULL || (ntags > 0 && op->tags == NULL))
@@ -529,6 +552,7 @@ static int plan_child(const sl_ddl_source *src, const sl_ddl_db *db, const sl_qn
     op->super = *sup;
     op->ncols = sup->ncols;
     op->cols = sup->cols;
+    op->composite_key = sup->composite_key;
     op->ntags = sup->ntags;
     op->tags = sup->tags;
     op->tagvals = tags;

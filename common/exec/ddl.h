@@ -73,6 +73,9 @@ typedef struct sl_ddl_table {
     const sl_block *tagvals; /* child: one row of tag values in tag order; else NULL */
     int64_t nchildren;       /* super: number of child tables; else 0 */
     void *obj;               /* the store's object; equal objects are the same table */
+    bool composite_key;      /* cols[1] is the COMPOSITE KEY (a child: its super table's):
+                              * rows are identified by (timestamp, key), the key is never
+                              * NULL; stores that fill the struct field by field memset it */
 } sl_ddl_table;
 
 /* Visitors of sl_ddl_source_ops.each_*: return 0 to go on, nonzero to stop with it. */
@@ -118,6 +121,7 @@ typedef struct sl_ddl_op {
     const char *name;    /* as written */
     int ncols;           /* super/normal: the validated columns (plan-owned array) */
     const sl_field *cols;
+    bool composite_key;  /* super/normal/child: cols[1] is the COMPOSITE KEY */
     int ntags; /* super: the validated tags (plan-owned array) */
     const sl_field *tags;
     sl_ddl_table super; /* child: its super table as found */
@@ -197,7 +201,8 @@ int sl_ddl_show(const sl_ddl_source *src, const sl_stmt *st, sl_result *res, sl_
 /*
  * Answers DESCRIBE [db.]table into res (empty): one row per column then per tag, with
  * columns field, type, length (declared length of VARCHAR/NCHAR, else the value size) and
- * note ("TAG" for tags). Returns 0 or an error with a message.
+ * note ("TAG" for tags, "COMPOSITE KEY" for the composite key column, else empty).
+ * Returns 0 or an error with a message.
  */
 int sl_ddl_describe(const sl_ddl_source *src, const sl_stmt *st, sl_result *res, sl_error *err);
 
@@ -222,16 +227,17 @@ int sl_ddl_const_to(const sl_expr *e, const sl_field *f, const char *what, sl_pr
 /*
  * Converts the VALUES rows of one INSERT item into b, which holds one empty column per
  * table column (cols[0..ncols), the table's types and widths, in order), appending one row
- * per VALUES row and sealing b. tname, tags/ntags (for "is a tag" messages) and prec are
- * the target table's; now_ms is the statement's NOW. The item's column list, if any, is
- * resolved against cols; missing columns get NULL. Returns 0, or an error at the position
- * of the offending value or name (unknown or repeated column, tag named as a column, no
- * timestamp column, wrong number of values, NULL timestamp, conversion failures as
- * sl_ddl_const_to); b then holds part of the rows and the caller discards it.
+ * per VALUES row and sealing b. tname, tags/ntags (for "is a tag" messages), key (cols[1]
+ * is a COMPOSITE KEY) and prec are the target table's; now_ms is the statement's NOW. The
+ * item's column list, if any, is resolved against cols; missing columns get NULL. Returns
+ * 0, or an error at the position of the offending value or name (unknown or repeated
+ * column, tag named as a column, no timestamp or composite key column, wrong number of
+ * values, NULL timestamp or composite key, conversion failures as sl_ddl_const_to); b
+ * then holds part of the rows and the caller discards it.
  */
 int sl_ddl_insert_rows(const sl_insert_item *it, const char *tname, int ncols,
-                       const sl_field *cols, int ntags, const sl_field *tags, sl_precision prec,
-                       int64_t now_ms, sl_block *b, sl_error *err);
+                       const sl_field *cols, bool key, int ntags, const sl_field *tags,
+                       sl_precision prec, int64_t now_ms, sl_block *b, sl_error *err);
 
 /* The rows a DELETE selects: lo <= ts <= hi, or nothing when empty. */
 typedef struct sl_ddl_ts_range {
@@ -260,6 +266,12 @@ bool sl_ddl_name_eq(const char *a, const char *b);
  * the next character.
  */
 bool sl_ddl_like(const char *pattern, const char *name);
+
+/*
+ * True for the types a COMPOSITE KEY column may have: INT, BIGINT, INT UNSIGNED, BIGINT
+ * UNSIGNED and VARCHAR (BINARY).
+ */
+bool sl_ddl_key_type_ok(sl_type t);
 
 /* "super table", "child table" or "table". */
 const char *sl_ddl_kind_desc(sl_table_kind k);

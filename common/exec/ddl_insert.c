@@ -14,9 +14,10 @@
 #include "ddl.h"
 
 int sl_ddl_insert_rows(const sl_insert_item *it, const char *tname, int ncols,
-                       const sl_field *cols, int ntags, const sl_field *tags, sl_precision prec,
-                       int64_t now_ms, sl_block *b, sl_error *err)
+                       const sl_field *cols, bool key, int ntags, const sl_field *tags,
+                       sl_precision prec, int64_t now_ms, sl_block *b, sl_error *err)
 {
+    key = key && ncols > 1;
     int *inv = malloc((size_t)ncols * sizeof(int)); /* column -> value index, or -1 */
     if (inv == NULL)
         return sl_ddl_error(err, SL_ENOMEM, it->table.pos, "out of memory");
@@ -52,6 +53,12 @@ int sl_ddl_insert_rows(const sl_insert_item *it, const char *tname, int ncols,
                               cols[0].name);
             goto done;
         }
+        if (key && inv[1] < 0) {
+            rc = sl_ddl_error(err, SL_EINVAL, it->col_pos[0],
+                              "the column list must include the composite key column '%s'",
+                              cols[1].name);
+            goto done;
+        }
     }
     for (int r = 0; r < it->nrows; r++) {
         const sl_expr_list *row = &it->rows[r];
@@ -73,6 +80,12 @@ int sl_ddl_insert_rows(const sl_insert_item *it, const char *tname, int ncols,
                 if (k == 0 && v.is_null) {
                     rc = sl_ddl_error(err, SL_EINVAL, e->pos,
                                       "the timestamp column '%s' cannot be NULL", cols[0].name);
+                    goto done;
+                }
+                if (k == 1 && key && v.is_null) {
+                    rc = sl_ddl_error(err, SL_EINVAL, e->pos,
+                                      "the composite key column '%s' cannot be NULL",
+                                      cols[k].name);
                     goto done;
                 }
             }

@@ -156,7 +156,8 @@ static int put_ident(sl_buf *b, const char *name)
     return sl_buf_printf(b, "`%s`", name);
 }
 
-static int put_fields(sl_buf *b, const sl_field *f, int n)
+/* Appends "(name type, ...)"; key: the second field is the COMPOSITE KEY. */
+static int put_fields(sl_buf *b, const sl_field *f, int n, bool key)
 {
     int rc = sl_buf_put(b, "(", 1);
     for (int i = 0; rc == 0 && i < n; i++) {
@@ -166,6 +167,8 @@ static int put_fields(sl_buf *b, const sl_field *f, int n)
             rc = put_ident(b, f[i].name);
         if (rc == 0)
             rc = sl_buf_printf(b, " %s", sl_ddl_type_str(f[i].type, f[i].width, ty, sizeof(ty)));
+        if (rc == 0 && key && i == 1)
+            rc = sl_buf_printf(b, " COMPOSITE KEY");
     }
     return rc ? rc : sl_buf_put(b, ")", 1);
 }
@@ -255,11 +258,11 @@ static int show_create(const sl_ddl_source *src, const sl_stmt *st, sl_result *r
             rc = sl_buf_printf(&b, "CREATE %s `%s` ", t.kind == SL_TABLE_SUPER ? "STABLE" : "TABLE",
                                t.name);
             if (rc == 0)
-                rc = put_fields(&b, t.cols, t.ncols);
+                rc = put_fields(&b, t.cols, t.ncols, t.composite_key);
             if (rc == 0 && t.kind == SL_TABLE_SUPER) {
                 rc = sl_buf_printf(&b, " TAGS ");
                 if (rc == 0)
-                    rc = put_fields(&b, t.tags, t.ntags);
+                    rc = put_fields(&b, t.tags, t.ntags, false);
             }
         }
     }
@@ -349,7 +352,7 @@ int sl_ddl_describe(const sl_ddl_source *src, const sl_stmt *st, sl_result *res,
                             q->name, db.name);
     static const char *const names[] = {"field", "type", "length", "note"};
     static const sl_type types[] = {SL_T_VARCHAR, SL_T_VARCHAR, SL_T_INT, SL_T_VARCHAR};
-    static const uint32_t widths[] = {SL_NAME_MAX, 32, 0, 8};
+    static const uint32_t widths[] = {SL_NAME_MAX, 32, 0, 16};
     if (sl_result_setup(res, 4, names, types, widths) < 0)
         return oom(err, st->pos);
     for (int i = 0; i < t.ncols + t.ntags; i++) {
@@ -358,7 +361,10 @@ int sl_ddl_describe(const sl_ddl_source *src, const sl_stmt *st, sl_result *res,
         if (sl_result_put_str(res, 0, f->name) < 0 ||
             sl_result_put_str(res, 1, sl_type_name(f->type)) < 0 ||
             sl_column_append_i64(&res->rows.cols[2], len) < 0 ||
-            sl_result_put_str(res, 3, i < t.ncols ? "" : "TAG") < 0)
+            sl_result_put_str(res, 3,
+                              i >= t.ncols        ? "TAG"
+                              : t.composite_key && i == 1 ? "COMPOSITE KEY"
+                                                 : "") < 0)
             return oom(err, st->pos);
     }
     sl_block_seal(&res->rows);

@@ -167,6 +167,11 @@ const sl_field *sl__ms_cols(const sl__ms_table *t)
     return t->t_super ? t->t_super->t_cols : t->t_cols;
 }
 
+bool sl__ms_key(const sl__ms_table *t)
+{
+    return t->t_super ? t->t_super->t_key : t->t_key;
+}
+
 int sl__ms_ntags(const sl__ms_table *t)
 {
     return t->t_super ? t->t_super->t_ntags : t->t_ntags;

@@ -35,6 +35,7 @@ static void table_info(const sl__ms_table *t, sl_ddl_table *out)
     out->tagvals = t->t_kind == SL_TABLE_CHILD ? &t->t_tagvals : NULL;
     out->nchildren = t->t_nchildren;
     out->obj = (void *)t;
+    out->composite_key = sl__ms_key(t);
 }
 
 static bool src_find_db(void *ud, const char *name, sl_ddl_db *out)
@@ -143,6 +144,7 @@ static sl__ms_table *new_table(sl_ddl_op *op)
         if (t->t_cols == NULL)
             goto fail;
         t->t_ncols = op->ncols;
+        t->t_key = op->composite_key;
         if (op->ntags > 0) {
             t->t_tags = copy_fields(op->tags, op->ntags);
             if (t->t_tags == NULL)

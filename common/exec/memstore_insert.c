@@ -58,8 +58,9 @@ static int ins_target(sl_memstore *ms, const sl_insert_item *it, sl_ddl_plan *pl
 static int ins_rows(sl_memstore *ms, const sl_insert_item *it, sl__ms_table *t, sl_block *b,
                     sl_error *err)
 {
-    return sl_ddl_insert_rows(it, t->t_name, sl__ms_ncols(t), sl__ms_cols(t), sl__ms_ntags(t),
-                              sl__ms_tags(t), t->t_db->d_prec, ms->m_stmt_now_ms, b, err);
+    return sl_ddl_insert_rows(it, t->t_name, sl__ms_ncols(t), sl__ms_cols(t), sl__ms_key(t),
+                              sl__ms_ntags(t), sl__ms_tags(t), t->t_db->d_prec, ms->m_stmt_now_ms,
+                              b, err);
 }
 
 int sl__ms_insert(sl_memstore *ms, const sl_stmt *st, sl_result *res, sl_error *err)

@@ -35,7 +35,8 @@ typedef struct sl__ms_table sl__ms_table;
 /*
  * One table. A super table has a schema and child tables but no rows; a child table
  * shares its super table's schema and has tag values; a normal table has a schema and
- * rows. Rows live in `main` (sorted by timestamp, each timestamp once) and in `pend`, the
+ * rows. Rows live in `main` (sorted by timestamp, each timestamp once; with a composite key
+ * by (timestamp, key), each pair once) and in `pend`, the
  * blocks written since the last merge, oldest first; the table's content is main with
  * every pending block applied in order (a later row replaces an earlier one of the same
  * timestamp). sl__ms_table_flush folds pend into main.
@@ -47,6 +48,8 @@ struct sl__ms_table {
     sl__ms_table *t_super;     /* child: its super table, else NULL */
     int t_ncols;               /* super/normal: columns (child: its super's) */
     sl_field *t_cols;          /* super/normal: owned fields with owned names; child: NULL */
+    bool t_key;                /* super/normal: t_cols[1] is the COMPOSITE KEY (child: its
+                                * super's); rows are then identified by (ts, key) */
     int t_ntags;               /* super: tags; 0 otherwise */
     sl_field *t_tags;          /* super: owned fields; NULL otherwise */
     sl_block t_tagvals;        /* child: one row holding its tag values, in tag order */
@@ -124,6 +127,9 @@ void sl__ms_table_free(sl__ms_table *t);
 int sl__ms_ncols(const sl__ms_table *t);
 const sl_field *sl__ms_cols(const sl__ms_table *t);
 int sl__ms_ntags(const sl__ms_table *t);
+/* Whether the table's rows are identified by (timestamp, composite key) (a child's: its
+ * super table's). */
+bool sl__ms_key(const sl__ms_table *t);
 const sl_field *sl__ms_tags(const sl__ms_table *t);
 
 /* ------------------------------------------------------------ memstore_table.c: rows */

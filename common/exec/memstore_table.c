@@ -2,7 +2,9 @@
  * memstore_table.c - the rows of one in-memory table, and catalog scans over them.
  *
  * A table keeps its rows in one columnar block sorted by timestamp with each timestamp
- * once (`main`), plus the blocks written since (`pend`). Writes never sort or search:
+ * once (`main`), plus the blocks written since (`pend`). A table with a composite key
+ * (sl__ms_key, on cols[1]) identifies rows by (timestamp, key) instead: read "row
+ * identity" for "timestamp" below; main is then sorted by (timestamp, key). Writes never sort or search:
  * an INSERT or a bulk append that is not simply "newer than everything" becomes a pending
  * block, and the pending blocks are folded into main before the next scan or DELETE: a
  * stable sort of the pending rows by timestamp, keeping the newest row of each timestamp
@@ -45,6 +47,35 @@ static uint32_t upper_bound(const int64_t *ts, uint32_t from, uint32_t to, int64
     while (from < to) {
         uint32_t mid = from + (to - from) / 2;
         if (ts[mid] <= key)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
+}
+
+/* True when t's rows are identified by (timestamp, composite key). */
+static bool has_key(const sl__ms_table *t)
+{
+    return sl__ms_key(t) && sl__ms_ncols(t) > 1;
+}
+
+/* Orders row i of a against row j of b by timestamp, then by the key when key is set. */
+static int row_cmp(const sl_block *a, uint32_t i, const sl_block *b, uint32_t j, bool key)
+{
+    int64_t x = sl_column_get_i64(&a->cols[0], i), y = sl_column_get_i64(&b->cols[0], j);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return key ? sl_column_cmp_rows(&a->cols[1], i, &b->cols[1], j) : 0;
+}
+
+/* First index k in [from, to) of a (sorted by row identity) with row k >= row j of b. */
+static uint32_t lower_bound_row(const sl_block *a, uint32_t from, uint32_t to, const sl_block *b,
+                                uint32_t j, bool key)
+{
+    while (from < to) {
+        uint32_t mid = from + (to - from) / 2;
+        if (row_cmp(a, mid, b, j, key) < 0)
             from = mid + 1;
         else
             to = mid;
@@ -108,6 +139,18 @@ static bool strictly_ascending(const int64_t *ts, uint32_t n)
     return true;
 }
 
+/* True when the rows of b are strictly ascending by (timestamp, key) (key set) or by
+ * timestamp (the timestamps must not be a constant column then). */
+static bool rows_ascending(const sl_block *b, bool key)
+{
+    if (!key)
+        return strictly_ascending(ts_of(b), b->nrows);
+    for (uint32_t i = 1; i < b->nrows; i++)
+        if (row_cmp(b, i - 1, b, i, true) >= 0)
+            return false;
+    return true;
+}
+
 /* ------------------------------------------------------------ storage lifecycle */
 
 int sl__ms_rows_init(sl__ms_table *t)
@@ -150,16 +193,20 @@ void sl__ms_add_pend(sl__ms_table *t, sl_block *b)
 
 /* ------------------------------------------------------------ merging pending writes */
 
-/* Stable merge sort of idx[0..n) by ts[idx[i]]; tmp has room for n entries. */
-static void sort_idx(uint32_t *idx, uint32_t *tmp, uint32_t n, const int64_t *ts)
+/* Stable merge sort of idx[0..n) by the identity of row idx[i] of p (by timestamp
+ * alone, ts, when key is false); tmp has room for n entries. */
+static void sort_idx(uint32_t *idx, uint32_t *tmp, uint32_t n, const sl_block *p, bool key)
 {
+    const int64_t *ts = ts_of(p);
     for (uint32_t width = 1; width < n; width *= 2) {
         for (uint32_t lo = 0; lo < n; lo += 2 * width) {
             uint32_t mid = lo + width < n ? lo + width : n;
             uint32_t hi = lo + 2 * width < n ? lo + 2 * width : n;
             uint32_t a = lo, b = mid, k = lo;
             while (a < mid && b < hi)
-                tmp[k++] = ts[idx[b]] < ts[idx[a]] ? idx[b++] : idx[a++];
+                tmp[k++] = (key ? row_cmp(p, idx[b], p, idx[a], true) < 0 : ts[idx[b]] < ts[idx[a]])
+                               ? idx[b++]
+                               : idx[a++];
             while (a < mid)
                 tmp[k++] = idx[a++];
             while (b < hi)
@@ -186,6 +233,7 @@ static int merge_into(const sl__ms_table *t, const sl_block *p, const uint32_t *
     const sl_block *m = &t->t_main;
     const int64_t *mts = ts_of(m), *pts = ts_of(p);
     uint32_t nm = m->nrows;
+    bool key = has_key(t);
     merge_run *runs = NULL;
     size_t nruns = 0, capruns = 0;
     uint32_t i = 0, j = 0;
@@ -198,6 +246,21 @@ static int merge_into(const sl__ms_table *t, const sl_block *p, const uint32_t *
         } else if (i == nm) {
             r = (merge_run){true, j, npend - j};
             j = npend;
+        } else if (key) {
+            uint32_t pj = sel ? sel[j] : j;
+            if (row_cmp(m, i, p, pj, true) < 0) {
+                uint32_t k = lower_bound_row(m, i, nm, p, pj, true);
+                r = (merge_run){false, i, k - i};
+                i = k;
+            } else {
+                uint32_t k = j;
+                while (k < npend && row_cmp(p, sel ? sel[k] : k, m, i, true) <= 0)
+                    k++;
+                r = (merge_run){true, j, k - j};
+                if (row_cmp(p, sel ? sel[k - 1] : k - 1, m, i, true) == 0)
+                    i++; /* the pending row replaces this main row */
+                j = k;
+            }
         } else {
             int64_t tp = pts[sel ? sel[j] : j];
             if (mts[i] < tp) {
@@ -265,8 +328,8 @@ int sl__ms_table_flush(sl__ms_table *t)
         p = &cat;
     }
     uint32_t n = p->nrows, nsel = n;
-    const int64_t *pts = ts_of(p);
-    if (!strictly_ascending(pts, n)) {
+    bool key = has_key(t);
+    if (!rows_ascending(p, key)) {
         idx = malloc((size_t)n * sizeof(*idx));
         tmp = malloc((size_t)n * sizeof(*tmp));
         if (idx == NULL || tmp == NULL) {
@@ -275,23 +338,23 @@ int sl__ms_table_flush(sl__ms_table *t)
         }
         for (uint32_t i = 0; i < n; i++)
             idx[i] = i;
-        sort_idx(idx, tmp, n, pts);
-        /* Equal timestamps are in write order after the stable sort: keep the last. */
+        sort_idx(idx, tmp, n, p, key);
+        /* Equal identities are in write order after the stable sort: keep the last. */
         nsel = 0;
         for (uint32_t i = 0; i < n; i++)
-            if (i + 1 == n || pts[idx[i + 1]] != pts[idx[i]])
+            if (i + 1 == n || row_cmp(p, idx[i + 1], p, idx[i], key) != 0)
                 idx[nsel++] = idx[i];
     }
     sl_block *m = &t->t_main;
     uint32_t nm = m->nrows;
-    int64_t first = pts[idx ? idx[0] : 0];
+    uint32_t first = idx ? idx[0] : 0;
     if (nm == 0 && idx == NULL && p == t->t_pend[0]) {
         /* A fresh table receiving one ordered write: take the block as it is. */
         sl_block_fini(m);
         *m = *t->t_pend[0];
         free(t->t_pend[0]);
         t->t_pend[0] = NULL;
-    } else if (nm == 0 || ts_of(m)[nm - 1] < first) {
+    } else if (nm == 0 || row_cmp(m, nm - 1, p, first, key) < 0) {
         rc = block_append(m, p, idx, 0, nsel);
         if (rc < 0)
             goto done;
@@ -360,6 +423,12 @@ static int check_append(const sl__ms_table *t, const sl_block *rows, sl_error *e
                 return sl_ddl_error(err, SL_EINVAL, nopos,
                                     "row %u: the timestamp column '%s' cannot be NULL", r + 1,
                                     f[0].name);
+    if (has_key(t) && rows->cols[1].has_nulls)
+        for (uint32_t r = 0; r < rows->nrows; r++)
+            if (sl_column_is_null(&rows->cols[1], r))
+                return sl_ddl_error(err, SL_EINVAL, nopos,
+                                    "row %u: the composite key column '%s' cannot be NULL", r + 1,
+                                    f[1].name);
     return 0;
 }
 
@@ -374,9 +443,9 @@ int sl__ms_table_append(sl__ms_table *t, const sl_block *rows, sl_error *err)
     const sl_column *tsc = &rows->cols[0];
     sl_block *m = &t->t_main;
     if (t->t_npend == 0 && !tsc->is_const) {
-        const int64_t *ts = (const int64_t *)tsc->data;
-        bool after = m->nrows == 0 || ts_of(m)[m->nrows - 1] < ts[0];
-        if (after && strictly_ascending(ts, n)) {
+        bool key = has_key(t);
+        bool after = m->nrows == 0 || row_cmp(m, m->nrows - 1, rows, 0, key) < 0;
+        if (after && rows_ascending(rows, key)) {
             rc = block_append(m, rows, NULL, 0, n);
             if (rc < 0)
                 return sl_ddl_error(err, rc, (sl_pos){0, 0}, "out of memory appending to '%s'",

@@ -348,7 +348,8 @@ typedef enum sl_show_kind {
     SL_SHOW_CREATE_STREAM,
     SL_SHOW_CREATE_TABLE,
     SL_SHOW_CREATE_STABLE,
-    SL_SHOW_CREATE_DATABASE
+    SL_SHOW_CREATE_DATABASE,
+    SL_SHOW_VGROUPS           /* SHOW [db.]VGROUPS: the vgroups of one database */
 } sl_show_kind;
 
 typedef struct sl_show {
@@ -356,6 +357,9 @@ typedef struct sl_show {
     const char *db;           /* SHOW db.STABLES: the db, else NULL */
     const char *like;         /* LIKE 'pattern', NULL when absent */
     sl_qname name;            /* SHOW CREATE ...: the object */
+    bool on_dnode;            /* SHOW VNODES ON DNODE n */
+    int64_t dnode;            /* ... n, as written (checked by whoever answers) */
+    sl_pos dnode_pos;         /* ... its position */
 } sl_show;
 
 /* ---------------------------------------------------------------- DML */

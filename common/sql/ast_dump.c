@@ -466,6 +466,7 @@ static void put_show(dumper *d, const sl_show *s)
         [SL_SHOW_CREATE_TABLE] = "create-table",
         [SL_SHOW_CREATE_STABLE] = "create-stable",
         [SL_SHOW_CREATE_DATABASE] = "create-database",
+        [SL_SHOW_VGROUPS] = "vgroups",
     };
     putf(d, "(show %s", names[s->kind]);
     if (s->name.name != NULL) { /* SHOW CREATE ... */
@@ -477,6 +478,8 @@ static void put_show(dumper *d, const sl_show *s)
         put_name(d, s->db);
         put(d, ")");
     }
+    if (s->on_dnode)
+        putf(d, " (on-dnode %lld)", (long long)s->dnode);
     if (s->like != NULL) {
         put(d, " (like ");
         put_string(d, s->like, strlen(s->like));

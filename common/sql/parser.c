@@ -49,8 +49,10 @@
  *                 (drop-table [if-exists] name...) (drop-stable [if-exists] name...)
  *                 (describe name)
  *   show          (show databases|vnodes|dnodes|snodes|mnodes [(like 'p')])
- *                 (show stables|tables|streams [(db d)] [(like 'p')])
+ *                 (show vnodes (on-dnode n) [(like 'p')])
+ *                 (show stables|tables|streams|vgroups [(db d)] [(like 'p')])
  *                 (show create-table|create-stable|create-database|create-stream name)
+ *   nodes         (drop-snode n)
  *   dml           (insert (into name [(using st [(tag-names a...)] (tags e...))]
  *                  [(columns c...)] (values (row e...)...))...)
  *                 (delete name [(where e)])

@@ -197,6 +197,7 @@ static const struct {
     {SL_KW_STABLES, SL_SHOW_STABLES},
     {SL_KW_TABLES, SL_SHOW_TABLES},
     {SL_KW_STREAMS, SL_SHOW_STREAMS},
+    {SL_KW_VGROUPS, SL_SHOW_VGROUPS},
 }, show_create[] = {
     {SL_KW_TABLE, SL_SHOW_CREATE_TABLE},
     {SL_KW_STABLE, SL_SHOW_CREATE_STABLE},
@@ -204,7 +205,7 @@ static const struct {
     {SL_KW_STREAM, SL_SHOW_CREATE_STREAM},
 };
 
-/* [db.]STABLES|TABLES|STREAMS [LIKE 'pattern'] */
+/* [db.]STABLES|TABLES|STREAMS|VGROUPS [LIKE 'pattern'] */
 static int parse_show_listing(sl__parser *p, sl_show *s)
 {
     for (size_t i = 0; i < sizeof(show_listing) / sizeof(show_listing[0]); i++) {
@@ -215,7 +216,7 @@ static int parse_show_listing(sl__parser *p, sl_show *s)
             return 0;
         }
     }
-    return sl__fail_expected(p, "STABLES, TABLES or STREAMS");
+    return sl__fail_expected(p, "STABLES, TABLES, STREAMS or VGROUPS");
 }
 
 int sl__show(sl__parser *p, sl_stmt *st)
@@ -231,6 +232,12 @@ int sl__show(sl__parser *p, sl_stmt *st)
     for (size_t i = 0; i < sizeof(show_plain) / sizeof(show_plain[0]); i++) {
         if (sl__accept_kw(p, show_plain[i].kw)) {
             s->kind = show_plain[i].kind;
+            /* SHOW VNODES ON DNODE n: the vgroups one vnode holds (TDengine's form). */
+            if (s->kind == SL_SHOW_VNODES && sl__accept_kw(p, SL_KW_ON)) {
+                SL__TRY(sl__expect_kw(p, SL_KW_DNODE, "DNODE"));
+                s->on_dnode = true;
+                SL__TRY(sl__int64(p, &s->dnode, &s->dnode_pos, "a dnode id"));
+            }
             /* DATABASES filters names, the node listings endpoints. */
             if (sl__accept_kw(p, SL_KW_LIKE))
                 SL__TRY(sl__string(p, &s->like, NULL, "a pattern string"));
@@ -251,10 +258,11 @@ int sl__show(sl__parser *p, sl_stmt *st)
         }
         return sl__fail_expected(p, "DATABASE, STABLE, TABLE or STREAM");
     }
-    if (sl__is_kw(p, SL_KW_STABLES) || sl__is_kw(p, SL_KW_TABLES) || sl__is_kw(p, SL_KW_STREAMS))
+    if (sl__is_kw(p, SL_KW_STABLES) || sl__is_kw(p, SL_KW_TABLES) ||
+        sl__is_kw(p, SL_KW_STREAMS) || sl__is_kw(p, SL_KW_VGROUPS))
         return parse_show_listing(p, s);
-    return sl__fail_expected(
-        p, "DATABASES, STABLES, TABLES, STREAMS, VNODES, DNODES, SNODES, MNODES or CREATE");
+    return sl__fail_expected(p, "DATABASES, STABLES, TABLES, STREAMS, VGROUPS, VNODES, DNODES, "
+                                "SNODES, MNODES or CREATE");
 }
 
 int sl__use(sl__parser *p, sl_stmt *st)

@@ -435,6 +435,24 @@ uint64_t sl_column_get_u64(const sl_column *c, uint32_t i)
     }
 }
 
+int sl_column_cmp_rows(const sl_column *a, uint32_t i, const sl_column *b, uint32_t j)
+{
+    if (sl_type_is_var(a->type)) {
+        uint32_t la, lb;
+        const char *pa = sl_column_get_str(a, i, &la), *pb = sl_column_get_str(b, j, &lb);
+        int c = memcmp(pa, pb, la < lb ? la : lb);
+        if (c != 0)
+            return c < 0 ? -1 : 1;
+        return (la > lb) - (la < lb);
+    }
+    if (sl_type_is_unsigned_int(a->type)) {
+        uint64_t x = sl_column_get_u64(a, i), y = sl_column_get_u64(b, j);
+        return (x > y) - (x < y);
+    }
+    int64_t x = sl_column_get_i64(a, i), y = sl_column_get_i64(b, j);
+    return (x > y) - (x < y);
+}
+
 double sl_column_get_f64(const sl_column *c, uint32_t i)
 {
     uint32_t p = sl_column_phys(c, i);

@@ -128,6 +128,14 @@ int sl_column_set_const(sl_column *c, const sl_value *v, uint32_t nrows);
 int sl_column_append_rows(sl_column *dst, const sl_column *src, const uint32_t *sel,
                           uint32_t from, uint32_t n);
 
+/*
+ * Orders row i of a against row j of b, two non-NULL values of one integer or text type
+ * (VARCHAR and NCHAR may mix): signed integers as signed, unsigned as unsigned, text
+ * bytewise (memcmp, then the shorter first). Returns -1, 0 or 1. This is the order of the
+ * composite key of a table (the second column, after the timestamp).
+ */
+int sl_column_cmp_rows(const sl_column *a, uint32_t i, const sl_column *b, uint32_t j);
+
 /* Turns a constant column into an ordinary one holding nrows copies. */
 int sl_column_materialize(sl_column *c);
 

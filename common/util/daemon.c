@@ -1,14 +1,16 @@
 /*
- * daemon.c - the daemons' shared flag and config-file parser: one table of typed settings
- * per daemon instead of three copies of the same getopt loop.
+ * daemon.c - the daemons' shared flag, environment and config-file parser: one table of
+ * typed settings per daemon instead of three copies of the same getopt loop.
  */
 #define _GNU_SOURCE
 #include "daemon.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "error.h"
@@ -18,6 +20,7 @@
 #define DOPT_HELP 'h'
 #define DOPT_CONFIG 'c'
 #define DOPT_FIRST 256 /* getopt value of dc_opts[0]; above every char */
+#define DOPT_ENV_PREFIX "SLUICE_"
 
 typedef struct dopt_ctx {
     const sl_daemon_cli *cli;
@@ -62,6 +65,9 @@ static int set_one(const sl_daemon_opt *d, void *opts, const char *val, sl_error
         *(uint64_t *)(void *)field = (uint64_t)v;
         return 0;
     }
+    case SL_DOPT_BOOL:
+        *(bool *)(void *)field = true;
+        return 0;
     }
     return bad_value(d, val, err);
 }
@@ -70,7 +76,7 @@ static int set_opt(const sl_daemon_cli *cli, void *opts, const char *key, const 
                    sl_error *err)
 {
     for (size_t i = 0; i < cli->dc_nopts; i++)
-        if (strcmp(key, cli->dc_opts[i].so_name) == 0)
+        if (cli->dc_opts[i].so_type != SL_DOPT_BOOL && strcmp(key, cli->dc_opts[i].so_name) == 0)
             return set_one(&cli->dc_opts[i], opts, val, err);
     return sl_error_set(err, SL_EINVAL, 0, 0, "unknown setting '%s'", key);
 }
@@ -95,6 +101,55 @@ static void set_log_level(const sl_daemon_cli *cli, const void *opts)
     }
 }
 
+/* "SLUICE_" + name upper-cased with '-' as '_': "node-timeout-ms" -> SLUICE_NODE_TIMEOUT_MS. */
+static void env_name(char *out, size_t n, const char *name)
+{
+    size_t k = (size_t)snprintf(out, n, "%s", DOPT_ENV_PREFIX);
+    for (; *name != '\0' && k + 1 < n; name++)
+        out[k++] = *name == '-' ? '_' : (char)toupper((unsigned char)*name);
+    out[k < n ? k : n - 1] = '\0';
+}
+
+/* Applies the settings given in the environment; returns false after reporting a bad one. */
+static bool apply_env(const sl_daemon_cli *cli, void *opts, sl_error *err)
+{
+    for (size_t i = 0; i < cli->dc_nopts; i++) {
+        const sl_daemon_opt *d = &cli->dc_opts[i];
+        if (d->so_type == SL_DOPT_BOOL)
+            continue;
+        char name[96];
+        env_name(name, sizeof(name), d->so_name);
+        const char *val = getenv(name);
+        if (val == NULL || *val == '\0')
+            continue;
+        if (set_one(d, opts, val, err) < 0) {
+            fprintf(stderr, "%s: %s (from %s)\n", cli->dc_prog, err->msg, name);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void env_usage(const sl_daemon_cli *cli, FILE *f)
+{
+    char example[96] = DOPT_ENV_PREFIX "LOG_LEVEL";
+    const char *flag = "log-level";
+    for (size_t i = 0; i < cli->dc_nopts; i++)
+        if (cli->dc_opts[i].so_type != SL_DOPT_BOOL) {
+            flag = cli->dc_opts[i].so_name;
+            env_name(example, sizeof(example), flag);
+            break;
+        }
+    fprintf(f,
+            "\n"
+            "Every setting (not --help, --health) can also be given in a config file as\n"
+            "`%s = VALUE`, or in the environment as %s=VALUE (SLUICE_ and the\n"
+            "flag's name upper-cased, '-' as '_'); SLUICE_CONFIG=FILE names a config file\n"
+            "when the command line has no --config. Precedence, highest first: command-line\n"
+            "flags, environment, config file, defaults. Empty variables count as unset.\n",
+            flag, example);
+}
+
 bool sl_daemon_args(const sl_daemon_cli *cli, void *opts, int argc, char **argv,
                     int *exit_code)
 {
@@ -104,30 +159,53 @@ bool sl_daemon_args(const sl_daemon_cli *cli, void *opts, int argc, char **argv,
     longopts[n++] = (struct option){"help", no_argument, NULL, DOPT_HELP};
     longopts[n++] = (struct option){"config", required_argument, NULL, DOPT_CONFIG};
     for (size_t i = 0; i < cli->dc_nopts; i++)
-        longopts[n++] = (struct option){cli->dc_opts[i].so_name, required_argument, NULL,
-                                        DOPT_FIRST + (int)i};
+        longopts[n++] = (struct option){
+            cli->dc_opts[i].so_name,
+            cli->dc_opts[i].so_type == SL_DOPT_BOOL ? no_argument : required_argument, NULL,
+            DOPT_FIRST + (int)i};
     longopts[n] = (struct option){NULL, 0, NULL, 0};
 
     sl_error err = {0};
     sl_error_clear(&err);
-    /* First pass: the config files, so that flags given on the command line win. */
+    /* First pass: the config files, then the environment, so that flags given on the
+     * command line win over both and the environment over the files. */
     dopt_ctx ctx = {.cli = cli, .opts = opts};
+    bool any_config = false, help = false;
+    /* With --help nothing is loaded: the usage shows even when a file or variable is bad. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            help = true;
     for (int i = 1; i < argc; i++) {
         const char *cfg = NULL;
         if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
             cfg = argv[i + 1];
         else if (strncmp(argv[i], "--config=", 9) == 0)
             cfg = argv[i] + 9;
-        if (cfg != NULL && sl_config_load(cfg, config_cb, &ctx, &err) < 0) {
+        if (cfg == NULL)
+            continue;
+        any_config = true;
+        if (!help && sl_config_load(cfg, config_cb, &ctx, &err) < 0) {
             fprintf(stderr, "%s: %s\n", cli->dc_prog, err.msg);
             *exit_code = 2;
             return false;
         }
     }
+    const char *env_cfg = getenv(DOPT_ENV_PREFIX "CONFIG");
+    if (!help && !any_config && env_cfg != NULL && *env_cfg != '\0' &&
+        sl_config_load(env_cfg, config_cb, &ctx, &err) < 0) {
+        fprintf(stderr, "%s: %s (from SLUICE_CONFIG)\n", cli->dc_prog, err.msg);
+        *exit_code = 2;
+        return false;
+    }
+    if (!help && !apply_env(cli, opts, &err)) {
+        *exit_code = 2;
+        return false;
+    }
     int c;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == DOPT_HELP) {
             cli->dc_usage(stdout);
+            env_usage(cli, stdout);
             *exit_code = 0;
             return false;
         }
@@ -152,4 +230,28 @@ bool sl_daemon_args(const sl_daemon_cli *cli, void *opts, int argc, char **argv,
     }
     set_log_level(cli, opts);
     return true;
+}
+
+int sl_daemon_advertise(char *out, size_t n, const char *advertise, const char *host, int port)
+{
+    int k;
+    if (advertise != NULL && strcmp(advertise, "auto") == 0) {
+        char name[256];
+        if (gethostname(name, sizeof(name)) < 0)
+            return SL_EIO;
+        name[sizeof(name) - 1] = '\0';
+        k = snprintf(out, n, "tcp://%s:%d", name, port);
+    } else if (advertise != NULL && advertise[0] != '\0') {
+        k = snprintf(out, n, "%s", advertise);
+    } else {
+        k = snprintf(out, n, "tcp://%s:%d", host, port);
+    }
+    return k < 0 || (size_t)k >= n ? SL_ELIMIT : 0;
+}
+
+void sl_daemon_local_url(char *out, size_t n, const char *host, int port)
+{
+    bool wild = host == NULL || host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 ||
+                strcmp(host, "*") == 0 || strcmp(host, "::") == 0;
+    snprintf(out, n, "tcp://%s:%d", wild ? "127.0.0.1" : host, port);
 }

@@ -1,12 +1,16 @@
 /*
- * daemon.h - the command line and configuration file of the Sluice daemons.
+ * daemon.h - the command line, environment and configuration file of the Sluice daemons.
  *
  * sluice-mnode, sluice-vnode and sluice-snode take the same shape of settings: `--help`,
  * `--config FILE` (a file of `key = value` lines, see config.h) and a set of typed
- * `--name VALUE` flags whose long names are also the file's keys; flags on the command
- * line win over the file. Each daemon lists its settings in one const table of
- * sl_daemon_opt and calls sl_daemon_args(); the parsing, the range checks, the error
- * messages ("bad port '70000'") and the exit codes live here once.
+ * `--name VALUE` flags whose long names are also the file's keys. Every setting can also
+ * come from the environment: `--foo-bar` is `SLUICE_FOO_BAR` (upper case, '-' as '_'), and
+ * `SLUICE_CONFIG` names a config file when the command line gives none; that is how the
+ * containers of docker/docker-compose.yml are configured. Precedence, highest first:
+ * command-line flags, environment, config file, built-in defaults. Each daemon lists its
+ * settings in one const table of sl_daemon_opt and calls sl_daemon_args(); the parsing,
+ * the range checks, the error messages ("bad port '70000'") and the exit codes live here
+ * once.
  */
 #ifndef SL_DAEMON_H
 #define SL_DAEMON_H
@@ -22,6 +26,8 @@ typedef enum sl_daemon_opt_type {
     SL_DOPT_I64,       /* int64_t, decimal in so_min..so_max */
     SL_DOPT_U64,       /* uint64_t, decimal without a sign */
     SL_DOPT_LOG_LEVEL, /* char[so_size] holding a name sl_log_level_parse accepts */
+    SL_DOPT_BOOL,      /* bool set by a flag without a value; command line only (no
+                        * environment variable, no config key): for actions like --health */
 } sl_daemon_opt_type;
 
 typedef struct sl_daemon_opt {
@@ -40,6 +46,9 @@ typedef struct sl_daemon_opt {
 #define SL_DOPT_LEVEL(T, name, field)                                                      \
     {.so_name = (name), .so_type = SL_DOPT_LOG_LEVEL, .so_offset = offsetof(T, field),    \
      .so_size = sizeof(((T *)0)->field)}
+#define SL_DOPT_FLAG(T, name, field)                                                       \
+    {.so_name = (name), .so_type = SL_DOPT_BOOL, .so_offset = offsetof(T, field),         \
+     .so_size = sizeof(((T *)0)->field)}
 #define SL_DOPT_NUMBER(T, name, field, type, lo, hi, hint)                                 \
     {.so_name = (name), .so_type = (type), .so_offset = offsetof(T, field),               \
      .so_size = sizeof(((T *)0)->field), .so_min = (lo), .so_max = (hi), .so_hint = (hint)}
@@ -52,10 +61,14 @@ typedef struct sl_daemon_cli {
 } sl_daemon_cli;
 
 /*
- * Parses argv into the options struct `opts` (borrowed, already holding the defaults):
- * first every `--config FILE` / `--config=FILE` in order, then the flags, so that flags
- * win. `--help` prints the usage on stdout. On success also sets the process log level
- * from the SL_DOPT_LOG_LEVEL setting, if the table has one.
+ * Parses the settings into the options struct `opts` (borrowed, already holding the
+ * defaults): first every `--config FILE` / `--config=FILE` in order (or, when there is
+ * none, the file named by $SLUICE_CONFIG), then the environment ($SLUICE_FOO_BAR for each
+ * setting `foo-bar` except SL_DOPT_BOOL ones; an empty variable counts as unset), then the
+ * flags, so that flags win. `--help` prints the usage, then a paragraph on the environment
+ * and precedence, on stdout. On success also sets the process log level from the
+ * SL_DOPT_LOG_LEVEL setting, if the table has one. A bad value from the environment is
+ * reported with the variable's name ("bad port '70000' (from SLUICE_PORT)").
  *
  * Returns true when the daemon should start. Returns false with *exit_code set when main
  * should return: 0 after --help, 2 after an error, which was written to stderr as
@@ -64,5 +77,22 @@ typedef struct sl_daemon_cli {
  */
 bool sl_daemon_args(const sl_daemon_cli *cli, void *opts, int argc, char **argv,
                     int *exit_code);
+
+/*
+ * Writes into out (n bytes) the address a node registers with the mnode: `advertise`
+ * itself when it is a URL, `tcp://HOSTNAME:port` when it is "auto" (HOSTNAME is
+ * gethostname(): in a container, the container's own name on its networks, stable across
+ * restarts of that container, so every replica of a scaled service gets its own address
+ * and keeps it), and `tcp://host:port` when it is empty. Returns 0, or SL_EIO when the
+ * host name cannot be read, SL_ELIMIT when the result does not fit.
+ */
+int sl_daemon_advertise(char *out, size_t n, const char *advertise, const char *host, int port);
+
+/*
+ * Writes into out (n bytes) the URL a local client (`--health`) dials to reach a daemon
+ * listening on host:port: `tcp://127.0.0.1:port` when host is a wildcard ("0.0.0.0", "*",
+ * "::" or empty), `tcp://host:port` otherwise.
+ */
+void sl_daemon_local_url(char *out, size_t n, const char *host, int port);
 
 #endif

@@ -1,9 +1,11 @@
 /*
  * main.c - sluice-mnode: flags and config, the catalog, the RPC server, the dead-node
- * sweep and clean shutdown on SIGTERM/SIGINT.
+ * sweep and clean shutdown on SIGTERM/SIGINT; `--health` checks a running one.
  *
  * Configuration: `--config FILE` holds `key = value` lines with the flags' long names
- * (data, port, listen, node-timeout-ms, log-level); flags on the command line win.
+ * (data, port, host, node-timeout-ms, log-level), the environment SLUICE_DATA,
+ * SLUICE_PORT, ...; flags on the command line win over the environment, which wins over
+ * the file (common/util/daemon.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include "common/util/daemon.h"
 #include "common/util/log.h"
 #include "mdaemon.h"
+#include "mnode.pb-c.h"
 
 #define MD_DEFAULT_PORT 6030
 
@@ -27,6 +30,7 @@ typedef struct md_opts {
     int64_t node_timeout_ms;
     int64_t sweep_ms;
     char log_level[16];
+    bool health;
 } md_opts;
 
 static void usage(FILE *f)
@@ -39,7 +43,10 @@ static void usage(FILE *f)
             "  --port N               listen port (default %d)\n"
             "  --host ADDR            listen address (default 127.0.0.1)\n"
             "  --node-timeout-ms N    heartbeat silence before a node is dead (default 5000)\n"
-            "  --log-level LEVEL      debug, info, warn, error (default info)\n",
+            "  --log-level LEVEL      debug, info, warn, error (default info)\n"
+            "  --health               do not start: ask the mnode running with these settings\n"
+            "                         for its node list (SHOW DNODES); exit 0 when it answers,\n"
+            "                         1 otherwise (the container healthcheck)\n",
             MD_DEFAULT_PORT);
 }
 
@@ -50,6 +57,7 @@ static const sl_daemon_opt md_settings[] = {
     SL_DOPT_NUMBER(md_opts, "node-timeout-ms", node_timeout_ms, SL_DOPT_I64, 100, INT64_MAX,
                    NULL),
     SL_DOPT_LEVEL(md_opts, "log-level", log_level),
+    SL_DOPT_FLAG(md_opts, "health", health),
 };
 
 static const sl_daemon_cli md_cli = {
@@ -98,6 +106,37 @@ static void on_signal(uv_signal_t *h, int signum)
     uv_close((uv_handle_t *)&s->sweep, NULL);
 }
 
+/* --health: one SHOW DNODES on the local mnode, bounded by 3 s. */
+static int health(const md_opts *o)
+{
+    char url[320];
+    sl_daemon_local_url(url, sizeof(url), o->host, o->port);
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_rpc_client *c = NULL;
+    int rc = sl_rpc_client_open(&c, url, NULL, &err);
+    if (rc == 0) {
+        Sluice__ExecRequest rq = SLUICE__EXEC_REQUEST__INIT;
+        rq.sql = "SHOW DNODES";
+        size_t n = protobuf_c_message_get_packed_size(&rq.base);
+        uint8_t *p = malloc(n ? n : 1);
+        if (p == NULL) {
+            rc = SL_ENOMEM;
+        } else {
+            protobuf_c_message_pack(&rq.base, p);
+            rc = sl_rpc_call(c, SLUICE__MNODE_METHOD__MNODE_EXEC, 0, p, n, NULL, 3000, &err);
+            free(p);
+        }
+    }
+    sl_rpc_client_close(c);
+    if (rc < 0) {
+        printf("unhealthy: mnode %s: %s\n", url, err.msg[0] ? err.msg : sl_strerror(rc));
+        return 1;
+    }
+    printf("healthy: mnode %s answers\n", url);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     md_opts o = {.port = MD_DEFAULT_PORT, .node_timeout_ms = 5000, .sweep_ms = 1000};
@@ -107,6 +146,8 @@ int main(int argc, char **argv)
     int exit_code;
     if (!sl_daemon_args(&md_cli, &o, argc, argv, &exit_code))
         return exit_code;
+    if (o.health)
+        return health(&o);
     sl_error err = {0};
     sl_error_clear(&err);
 

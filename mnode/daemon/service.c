@@ -89,6 +89,7 @@ static Sluice__TableMeta *meta_pb(sl_arena *a, sl_mcatalog *cat, const sl_mcatal
     m->columns = fields_pb(a, t->meta.cols, t->meta.ncols);
     m->n_tags = (size_t)t->meta.ntags;
     m->tags = fields_pb(a, t->meta.tags, t->meta.ntags);
+    m->composite_key = t->composite_key;
     if (t->tagvals != NULL && block_pb(a, t->tagvals, &m->tag_values) < 0)
         return NULL;
     m->stable_uid = t->stable_uid;
@@ -506,6 +507,7 @@ static int vt_add(vt_walk *w, const sl_mcatalog_table *t, bool dropped)
     d->tags = fields_pb(w->a, t->meta.tags, t->meta.ntags);
     d->precision = (uint32_t)t->meta.precision;
     d->stable_uid = t->stable_uid;
+    d->composite_key = t->composite_key;
     if (d->name == NULL || d->columns == NULL || d->tags == NULL)
         return SL_ENOMEM;
     if (t->tagvals != NULL && block_pb(w->a, t->tagvals, &d->tag_values) < 0)

@@ -4,8 +4,13 @@
  * (the same, told by the mnode).
  *
  * Configuration: `--config FILE` holds `key = value` lines with the flags' long names
- * (data, port, host, advertise, mnode, heartbeat-ms, log-level); flags on the command line
- * win.
+ * (data, port, host, advertise, mnode, heartbeat-ms, log-level), the environment
+ * SLUICE_DATA, SLUICE_ADVERTISE, ...; flags on the command line win over the environment,
+ * which wins over the file (common/util/daemon.h). `--health` checks a running snode.
+ *
+ * Identity: the node registers under its advertised address (and its node id kept in
+ * DATA/state). `--advertise auto` uses the host name, so each replica of a scaled compose
+ * service registers as its own node and keeps its id across restarts of its container.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include "common/util/daemon.h"
 #include "common/util/log.h"
 #include "sdaemon.h"
+#include "snode.pb-c.h"
 
 #define SD_DEFAULT_PORT 6200
 #define SD_DEFAULT_HEARTBEAT_MS 500
@@ -31,6 +37,7 @@ typedef struct sd_opts {
     int port;
     int heartbeat_ms;
     char log_level[16];
+    bool health; /* --health: check the running snode and exit */
 } sd_opts;
 
 static void usage(FILE *f)
@@ -42,10 +49,14 @@ static void usage(FILE *f)
             "  --data DIR           data directory (default ./snode-data)\n"
             "  --port N             listen port of its RPC service (default %d)\n"
             "  --host ADDR          listen address (default 127.0.0.1)\n"
-            "  --advertise URL      address registered with the mnode (default tcp://HOST:PORT)\n"
+            "  --advertise URL      address registered with the mnode (default tcp://HOST:PORT;\n"
+            "                       auto: tcp://HOSTNAME:PORT with this machine's host name)\n"
             "  --mnode URL          the mnode (default tcp://127.0.0.1:6030)\n"
             "  --heartbeat-ms N     heartbeat interval to the mnode (default %d)\n"
-            "  --log-level LEVEL    debug, info, warn, error (default info)\n",
+            "  --log-level LEVEL    debug, info, warn, error (default info)\n"
+            "  --health             do not start: ask the snode running with these settings\n"
+            "                       for its status; exit 0 when it is registered and its\n"
+            "                       mnode link is up, 1 otherwise (the container healthcheck)\n",
             SD_DEFAULT_PORT, SD_DEFAULT_HEARTBEAT_MS);
 }
 
@@ -58,6 +69,7 @@ static const sl_daemon_opt sd_settings[] = {
     SL_DOPT_NUMBER(sd_opts, "heartbeat-ms", heartbeat_ms, SL_DOPT_INT, 10, 600000,
                    " (10..600000)"),
     SL_DOPT_LEVEL(sd_opts, "log-level", log_level),
+    SL_DOPT_FLAG(sd_opts, "health", health),
 };
 
 static const sl_daemon_cli sd_cli = {
@@ -105,6 +117,49 @@ void sl__sn_shutdown(sl_sdaemon *sd)
     }
 }
 
+/* --health: SNODE_STATUS of the local snode, bounded by 3 s. */
+static int health(const sd_opts *o)
+{
+    char url[320];
+    sl_daemon_local_url(url, sizeof(url), o->host, o->port);
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_rpc_client *c = NULL;
+    sl_buf reply;
+    sl_buf_init(&reply);
+    int rc = sl_rpc_client_open(&c, url, NULL, &err);
+    if (rc == 0) {
+        Sluice__SnodeStatusRequest rq = SLUICE__SNODE_STATUS_REQUEST__INIT;
+        rq.version = 1;
+        uint8_t p[16];
+        size_t n = protobuf_c_message_pack(&rq.base, p);
+        rc = sl_rpc_call(c, SLUICE__SNODE_METHOD__SNODE_STATUS, 0, p, n, &reply, 3000, &err);
+    }
+    sl_rpc_client_close(c);
+    int code = 1;
+    if (rc < 0) {
+        printf("unhealthy: snode %s: %s\n", url, err.msg[0] ? err.msg : sl_strerror(rc));
+    } else {
+        Sluice__SnodeStatusReply *rp =
+            sluice__snode_status_reply__unpack(NULL, reply.len, reply.data);
+        if (rp == NULL)
+            printf("unhealthy: snode %s: undecodable status reply\n", url);
+        else if (rp->node_id == 0)
+            printf("unhealthy: snode %s: not registered with the mnode yet\n", url);
+        else if (!rp->mnode_ok)
+            printf("unhealthy: snode %s node_id=%u: mnode link down\n", url, rp->node_id);
+        else {
+            printf("healthy: snode %s node_id=%u epoch=%llu\n", url, rp->node_id,
+                   (unsigned long long)rp->epoch);
+            code = 0;
+        }
+        if (rp != NULL)
+            sluice__snode_status_reply__free_unpacked(rp, NULL);
+    }
+    sl_buf_fini(&reply);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     sd_opts o = {.port = SD_DEFAULT_PORT, .heartbeat_ms = SD_DEFAULT_HEARTBEAT_MS};
@@ -115,6 +170,8 @@ int main(int argc, char **argv)
     int exit_code;
     if (!sl_daemon_args(&sd_cli, &o, argc, argv, &exit_code))
         return exit_code;
+    if (o.health)
+        return health(&o);
     sl_error err = {0};
     sl_error_clear(&err);
 
@@ -123,10 +180,11 @@ int main(int argc, char **argv)
     sd.sd_heartbeat_ms = o.heartbeat_ms;
     snprintf(sd.sd_data, sizeof(sd.sd_data), "%s", o.data);
     snprintf(sd.sd_mnode_url, sizeof(sd.sd_mnode_url), "%s", o.mnode);
-    if (o.advertise[0])
-        snprintf(sd.sd_addr, sizeof(sd.sd_addr), "%s", o.advertise);
-    else
-        snprintf(sd.sd_addr, sizeof(sd.sd_addr), "tcp://%s:%d", o.host, o.port);
+    if (sl_daemon_advertise(sd.sd_addr, sizeof(sd.sd_addr), o.advertise, o.host, o.port) < 0) {
+        sl_log(SL_LOG_ERROR, "snode", "bad advertise=%s: cannot build the address",
+               o.advertise);
+        return 1;
+    }
     if (mkdir(o.data, 0755) < 0 && errno != EEXIST) {
         sl_log(SL_LOG_ERROR, "snode", "cannot create data dir=%s: %s", o.data, strerror(errno));
         return 1;

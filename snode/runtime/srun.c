@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "common/expr/expr.h"
 #include "common/sql/unparse.h"
@@ -622,8 +623,19 @@ static int insert_rows(sl_stask *t, const char *table, const sl_block *rows, sl_
 {
     if (rows->nrows == 0)
         return 0;
-    sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
-    int rc = sl_insert_block(t->run, t->out_db, table, rows, err);
+    /* A vnode restarting or a connection lost: a few tries over about 3 s before the
+     * write counts as failed (a fenced or invalid write is not retried). */
+    int rc = 0;
+    for (int attempt = 0, wait_ms = 100;; attempt++, wait_ms *= 2) {
+        sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
+        sl_error_clear(err);
+        rc = sl_insert_block(t->run, t->out_db, table, rows, err);
+        if ((rc != SL_EUNAVAILABLE && rc != SL_ETIMEOUT) || attempt == 4 ||
+            atomic_load(&t->stop))
+            break;
+        struct timespec ts = {.tv_sec = wait_ms / 1000, .tv_nsec = (wait_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     if (rc == 0) {
         pthread_mutex_lock(&t->mu);
         t->st.results += rows->nrows;
@@ -634,6 +646,10 @@ static int insert_rows(sl_stask *t, const char *table, const sl_block *rows, sl_
 
 static void output_failed(sl_stask *t, uint64_t group, int rc, const sl_error *err)
 {
+    /* The slot's engine state now covers an event whose rows are not in the output: its
+     * checkpoint must stay before it (stask.c checkpoint_all), so that the slot's next
+     * owner - or this snode after a restart - recomputes the event. */
+    t->out_failed[group % t->cfg.nslots] = true;
     if (rc == SL_ESTALE) {
         pthread_mutex_lock(&t->mu);
         t->st.fenced = true;

@@ -418,6 +418,8 @@ static void checkpoint_all(sl_stask *t, bool force, bool final)
     for (uint32_t s = 0; s < t->cfg.nslots; s++) {
         if (!owns(t, s) || (t->hist_pending != NULL && t->hist_pending[s]))
             continue; /* a slot whose history is pending has nothing to record yet */
+        if (t->out_failed[s])
+            continue; /* its state covers a result that was not written: never record it */
         bool behind = false;
         for (int i = 0; refresh && !behind && i < t->nvg; i++)
             behind = t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i] < t->cursor[i];
@@ -595,8 +597,9 @@ static int setup(sl_stask *t, sl_error *err)
     size_t ns = t->cfg.nslots;
     t->eng = calloc(ns, sizeof(*t->eng));
     t->dirty = calloc(ns, sizeof(*t->dirty));
+    t->out_failed = calloc(ns, sizeof(*t->out_failed));
     t->hist_pending = calloc(ns, sizeof(*t->hist_pending));
-    if (t->eng == NULL || t->dirty == NULL || t->hist_pending == NULL)
+    if (t->eng == NULL || t->dirty == NULL || t->out_failed == NULL || t->hist_pending == NULL)
         return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     if (t->has_table) {
         t->nvg = t->trig.nvgroups;
@@ -1575,6 +1578,8 @@ static void *task_main(void *arg)
         t->slot_ver = NULL;
         free(t->dirty);
         t->dirty = NULL;
+        free(t->out_failed);
+        t->out_failed = NULL;
         free(t->hist_pending);
         t->hist_pending = NULL;
         t->fill_history = false;
@@ -1739,6 +1744,7 @@ void sl_stask_stop(sl_stask *t, bool checkpoint)
     free(t->cursor);
     free(t->slot_ver);
     free(t->dirty);
+    free(t->out_failed);
     free(t->hist_pending);
     free(t->proj);
     free(t->prefilter_sql);

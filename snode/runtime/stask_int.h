@@ -81,6 +81,9 @@ struct sl_stask {
     sl_trig **eng;           /* per slot (NULL: not owned or not created yet) */
     uint64_t *slot_ver;      /* nslots x nvg: versions a slot's checkpoint covers */
     bool *dirty;             /* per slot: changed since its last checkpoint */
+    bool *out_failed;        /* per slot: an output write failed since the task started: the
+                              * slot is not checkpointed again (its last checkpoint is before
+                              * the lost rows; the next owner or restart recomputes them) */
     int64_t last_ckpt_ms;
     uint64_t ckpt_rounds;    /* checkpoint_all calls (every 10th refreshes clean slots) */
     bool ready;              /* set up and positioned */

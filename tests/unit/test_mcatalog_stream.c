@@ -407,8 +407,9 @@ static char *schema_of(sl_mcatalog *cat, const char *db, const char *table)
                              : t.meta.kind == SL_TABLE_NORMAL ? "normal"
                                                               : "child");
     for (int i = 0; i < t.meta.ncols; i++)
-        sl_buf_printf(&b, "%s %s %s", i ? "," : "", t.meta.cols[i].name,
-                      sl_ddl_type_str(t.meta.cols[i].type, t.meta.cols[i].width, tb, sizeof(tb)));
+        sl_buf_printf(&b, "%s %s %s%s", i ? "," : "", t.meta.cols[i].name,
+                      sl_ddl_type_str(t.meta.cols[i].type, t.meta.cols[i].width, tb, sizeof(tb)),
+                      i == 1 && t.composite_key ? " COMPOSITE KEY" : "");
     if (t.meta.kind == SL_TABLE_SUPER) {
         sl_buf_printf(&b, " |");
         for (int i = 0; i < t.meta.ntags; i++)
@@ -614,6 +615,58 @@ static void test_out_existing(void **state)
     expect_snapshot(before, f->cat);
 }
 
+/* INTO out (ts, k COMPOSITE KEY, ...): the output table gets the composite key, which
+ * survives a reopen and must match an existing table's. */
+static void test_out_composite_key(void **state)
+{
+    fixture *f = *state;
+    ok(f->cat, "power",
+       "CREATE STREAM k1 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO ok1 (ts, n COMPOSITE KEY) AS "
+       "SELECT _twstart, COUNT(*) FROM %%trows");
+    expect_created("power", "ok1", SL_TABLE_NORMAL);
+    expect_schema(f->cat, "power", "ok1", "normal: ts TIMESTAMP, n BIGINT COMPOSITE KEY");
+    /* Grouped, with a GROUP BY in the query: one row per (window, key). */
+    ok(f->cat, "power",
+       "CREATE STREAM k2 INTERVAL(1m) SLIDING(1m) FROM meters PARTITION BY tbname INTO ok2 "
+       "(ts, loc COMPOSITE KEY, c) AS SELECT _twstart, location, COUNT(*) FROM meters WHERE "
+       "ts >= _twstart AND ts < _twend GROUP BY location");
+    expect_created("power", "ok2", SL_TABLE_SUPER);
+    expect_schema(f->cat, "power", "ok2",
+                  "super: ts TIMESTAMP, loc VARCHAR(64) COMPOSITE KEY, c BIGINT | tag_tbname "
+                  "VARCHAR(270)");
+    /* SHOW CREATE and DESCRIBE show it. */
+    char *sc = formatted(f->cat, "power", "SHOW CREATE TABLE ok1");
+    assert_non_null(strstr(sc, "CREATE TABLE `ok1` (`ts` TIMESTAMP, `n` BIGINT COMPOSITE KEY)"));
+    free(sc);
+    sc = formatted(f->cat, "power", "DESCRIBE ok2");
+    assert_non_null(strstr(sc, " loc        | VARCHAR   |     64 | COMPOSITE KEY\n"));
+    assert_non_null(strstr(sc, " c          | BIGINT    |      8 | \n"));
+    free(sc);
+    reopen(f);
+    expect_schema(f->cat, "power", "ok1", "normal: ts TIMESTAMP, n BIGINT COMPOSITE KEY");
+    expect_schema(f->cat, "power", "ok2",
+                  "super: ts TIMESTAMP, loc VARCHAR(64) COMPOSITE KEY, c BIGINT | tag_tbname "
+                  "VARCHAR(270)");
+    /* An existing table is reused only with the same key. */
+    ok(f->cat, "power",
+       "CREATE STREAM k3 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO ok1 (ts, n COMPOSITE KEY) AS "
+       "SELECT _twstart, COUNT(*) FROM %%trows");
+    assert_int_equal(last.n, 0);
+    refused(f->cat, "power",
+            "CREATE STREAM k4 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO ok1 (ts, n) AS SELECT "
+            "_twstart, COUNT(*) FROM %%trows",
+            SL_EEXIST,
+            "1:59: output table 'ok1' already exists with a different schema: its column 'n' "
+            "is a COMPOSITE KEY, the stream needs it not to be one");
+    ok(f->cat, "power", "CREATE TABLE plain (ts TIMESTAMP, n BIGINT)");
+    refused(f->cat, "power",
+            "CREATE STREAM k4 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO plain (ts, n COMPOSITE "
+            "KEY) AS SELECT _twstart, COUNT(*) FROM %%trows",
+            SL_EEXIST,
+            "1:59: output table 'plain' already exists with a different schema: its column 'n' "
+            "is not a COMPOSITE KEY, the stream needs it to be one");
+}
+
 /* Every refusal leaves the catalog as it was (refused() compares the dumps). */
 static void test_out_refused(void **state)
 {
@@ -703,11 +756,13 @@ static void test_out_refused(void **state)
             "CREATE STREAM power.r5 INTERVAL(1m) SLIDING(1m) FROM power.d1001 INTO d1001 AS "
             "SELECT _twstart, COUNT(*) FROM power.d1001",
             SL_EINVAL, "1:71: the INTO table cannot be the trigger table");
-    /* COMPOSITE KEY: only the second column, and the store has no composite keys yet. */
+    /* COMPOSITE KEY: only the second column, of a key type (test_out_composite_key). */
     refused(f->cat, "power",
             "CREATE STREAM r6 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o (ts, n COMPOSITE KEY) "
-            "AS SELECT _twstart, COUNT(*) FROM %%trows",
-            SL_EUNSUPPORTED, "1:66: COMPOSITE KEY ('n') is not supported yet");
+            "AS SELECT _twstart, AVG(voltage) FROM %%trows",
+            SL_ETYPE,
+            "1:66: COMPOSITE KEY column 'n' must be INT, BIGINT, INT UNSIGNED, BIGINT UNSIGNED "
+            "or VARCHAR/BINARY, not DOUBLE");
     refused(f->cat, "power",
             "CREATE STREAM r6 INTERVAL(1m) SLIDING(1m) FROM d1001 INTO o (ts COMPOSITE KEY, n) "
             "AS SELECT _twstart, COUNT(*) FROM %%trows",
@@ -755,6 +810,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_out_placeholders, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_out_existing, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_out_refused, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_out_composite_key, setup, mcf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

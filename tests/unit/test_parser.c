@@ -63,6 +63,14 @@ static void test_drop_use_show_describe(void **state)
     tp_check("SHOW MNODES", "(show mnodes)");
     tp_check("SHOW DATABASES LIKE 'p%'", "(show databases (like 'p%'))");
     tp_check("SHOW DNODES LIKE '%:6100'", "(show dnodes (like '%:6100'))");
+    /* administration: the vgroups of one vnode, of one database */
+    tp_check("SHOW VNODES ON DNODE 2", "(show vnodes (on-dnode 2))");
+    tp_check("show vnodes on dnode 0 like 'tcp%'", "(show vnodes (on-dnode 0) (like 'tcp%'))");
+    tp_check("SHOW VGROUPS", "(show vgroups)");
+    tp_check("SHOW power.VGROUPS", "(show vgroups (db power))");
+    tp_check("SHOW VGROUPS LIKE '%:6101'", "(show vgroups (like '%:6101'))");
+    tp_check("SHOW vgroups.vgroups", "(show vgroups (db vgroups))");
+    tp_check("DROP SNODE ON DNODE 7", "(drop-snode 7)");
     tp_check("SHOW CREATE TABLE power.d1", "(show create-table power.d1)");
     tp_check("SHOW CREATE STABLE meters", "(show create-stable meters)");
     tp_check("SHOW CREATE DATABASE power", "(show create-database power)");

@@ -1,9 +1,11 @@
 /*
  * main.c - sluice-vnode: flags and config, the RPC server, the mnode link's timer and
- * clean shutdown on SIGTERM/SIGINT.
+ * clean shutdown on SIGTERM/SIGINT; `--health` checks a running one.
  *
  * Configuration: `--config FILE` holds `key = value` lines with the flags' long names
- * (data, port, host, advertise, mnode, log-level); flags on the command line win.
+ * (data, port, host, advertise, mnode, log-level, ...), the environment SLUICE_DATA,
+ * SLUICE_ADVERTISE, ...; flags on the command line win over the environment, which wins
+ * over the file (common/util/daemon.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +33,7 @@ typedef struct vd_opts {
     char log_level[16];
     uint64_t log_max_entries; /* change-log cap per vgroup (entries), 0: none */
     uint64_t log_max_bytes;   /* change-log cap per vgroup (bytes), 0: none */
+    bool health;              /* --health: check the running vnode and exit */
 } vd_opts;
 
 static void usage(FILE *f)
@@ -42,12 +45,16 @@ static void usage(FILE *f)
             "  --data DIR           data directory (default ./vnode-data)\n"
             "  --port N             listen port (default %d)\n"
             "  --host ADDR          listen address (default 127.0.0.1)\n"
-            "  --advertise URL      address registered with the mnode (default tcp://HOST:PORT)\n"
+            "  --advertise URL      address registered with the mnode (default tcp://HOST:PORT;\n"
+            "                       auto: tcp://HOSTNAME:PORT with this machine's host name)\n"
             "  --mnode URL          the mnode (default tcp://127.0.0.1:6030)\n"
             "  --log-level LEVEL    debug, info, warn, error (default info)\n"
             "  --changelog-max-entries N  change-log entries kept per vgroup beyond the\n"
             "                       low-water mark (default %d; 0 keeps all)\n"
-            "  --changelog-max-bytes N    change-log bytes kept per vgroup (default 0: no cap)\n",
+            "  --changelog-max-bytes N    change-log bytes kept per vgroup (default 0: no cap)\n"
+            "  --health             do not start: check the vnode running with these settings;\n"
+            "                       exit 0 when it answers and has its node id from the mnode\n"
+            "                       in DATA/node_id, 1 otherwise (the container healthcheck)\n",
             VD_DEFAULT_PORT, VD_DEFAULT_LOG_ENTRIES);
 }
 
@@ -60,6 +67,7 @@ static const sl_daemon_opt vd_settings[] = {
     SL_DOPT_LEVEL(vd_opts, "log-level", log_level),
     SL_DOPT_NUMBER(vd_opts, "changelog-max-entries", log_max_entries, SL_DOPT_U64, 0, 0, NULL),
     SL_DOPT_NUMBER(vd_opts, "changelog-max-bytes", log_max_bytes, SL_DOPT_U64, 0, 0, NULL),
+    SL_DOPT_FLAG(vd_opts, "health", health),
 };
 
 static const sl_daemon_cli vd_cli = {
@@ -97,6 +105,51 @@ static void on_signal(uv_signal_t *h, int signum)
     vd->vd_mnode = NULL;
 }
 
+/*
+ * --health: the vnode's server must answer (a request for an unknown method, which the RPC
+ * server answers SL_EUNSUPPORTED from its loop without touching the vnode's state or the
+ * mnode), bounded by 3 s, and DATA/node_id must hold the node id the mnode gave it.
+ */
+#define VD_HEALTH_METHOD 0x7fff
+
+static int health(const vd_opts *o)
+{
+    char url[320];
+    sl_daemon_local_url(url, sizeof(url), o->host, o->port);
+    sl_error err = {0};
+    sl_error_clear(&err);
+    sl_rpc_client *c = NULL;
+    int rc = sl_rpc_client_open(&c, url, NULL, &err);
+    if (rc == 0) {
+        rc = sl_rpc_call(c, VD_HEALTH_METHOD, 0, NULL, 0, NULL, 3000, &err);
+        if (rc == SL_EUNSUPPORTED)
+            rc = 0;
+        else if (rc == 0)
+            rc = SL_ECORRUPT; /* something else answers on that port */
+    }
+    sl_rpc_client_close(c);
+    if (rc < 0) {
+        printf("unhealthy: vnode %s: %s\n", url, err.msg[0] ? err.msg : sl_strerror(rc));
+        return 1;
+    }
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/node_id", o->data);
+    unsigned id = 0;
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        if (fscanf(f, "%u", &id) != 1)
+            id = 0;
+        fclose(f);
+    }
+    if (id == 0) {
+        printf("unhealthy: vnode %s answers but has no node id in %s (not registered)\n", url,
+               path);
+        return 1;
+    }
+    printf("healthy: vnode %s node_id=%u\n", url, id);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     vd_opts o = {.port = VD_DEFAULT_PORT};
@@ -108,6 +161,8 @@ int main(int argc, char **argv)
     int exit_code;
     if (!sl_daemon_args(&vd_cli, &o, argc, argv, &exit_code))
         return exit_code;
+    if (o.health)
+        return health(&o);
     sl_error err = {0};
     sl_error_clear(&err);
 
@@ -118,10 +173,11 @@ int main(int argc, char **argv)
     snprintf(vd.vd_mnode_url, sizeof(vd.vd_mnode_url), "%s", o.mnode);
     vd.vd_log_max_entries = o.log_max_entries;
     vd.vd_log_max_bytes = o.log_max_bytes;
-    if (o.advertise[0])
-        snprintf(vd.vd_addr, sizeof(vd.vd_addr), "%s", o.advertise);
-    else
-        snprintf(vd.vd_addr, sizeof(vd.vd_addr), "tcp://%s:%d", o.host, o.port);
+    if (sl_daemon_advertise(vd.vd_addr, sizeof(vd.vd_addr), o.advertise, o.host, o.port) < 0) {
+        sl_log(SL_LOG_ERROR, "vnode", "bad advertise=%s: cannot build the address",
+               o.advertise);
+        return 1;
+    }
     if (mkdir(o.data, 0755) < 0 && errno != EEXIST) {
         sl_log(SL_LOG_ERROR, "vnode", "cannot create data dir=%s: %s", o.data, strerror(errno));
         return 1;

@@ -203,6 +203,7 @@ static int put_def(vn_vgroup *vg, const Sluice__TableDef *d, sl_precision prec, 
     def.suid = d->kind == SL_TABLE_CHILD ? d->stable_uid : 0;
     def.precision = prec;
     def.ncols = (uint32_t)d->n_columns;
+    def.composite_key = d->composite_key;
     sl_vs_column *cols = vs_cols(d->columns, d->n_columns);
     sl_vs_column *tags = NULL;
     def.cols = cols;

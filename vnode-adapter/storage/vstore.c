@@ -156,6 +156,22 @@ static int check_columns(const sl_vs_table_def *def, const sl_vs_column *cols, u
     return 0;
 }
 
+/* Checks the composite key: the second column, of a key type. */
+static int check_key(const sl_vs_table_def *def, sl_error *err)
+{
+    if (!def->composite_key)
+        return 0;
+    if (def->ncols < 2)
+        return bad(err, def, "a composite key needs a second column", "");
+    sl_type t = def->cols[1].type;
+    if (t != SL_T_INT && t != SL_T_BIGINT && t != SL_T_UINT && t != SL_T_UBIGINT &&
+        t != SL_T_VARCHAR)
+        return sl_error_set(err, SL_EINVAL, 0, 0,
+                            "vstore: table %llu: composite key '%s' cannot be %s",
+                            (unsigned long long)def->uid, def->cols[1].name, sl_type_name(t));
+    return 0;
+}
+
 static int validate_def(const sl_vs_table_def *def, sl_error *err)
 {
     if (def == NULL)
@@ -173,6 +189,8 @@ static int validate_def(const sl_vs_table_def *def, sl_error *err)
     if (def->cols[0].type != SL_T_TIMESTAMP)
         return bad(err, def, "the first column must be the TIMESTAMP key", "");
     int rc = check_columns(def, def->cols, def->ncols, "column", err);
+    if (rc == 0)
+        rc = check_key(def, err);
     if (rc != 0)
         return rc;
     if (def->kind == SL_VS_TABLE_NORMAL) {
@@ -287,11 +305,19 @@ static int put_str(sl_buf *b, const char *s)
     return rc != 0 ? rc : sl_buf_put(b, s, n);
 }
 
-static int put_cols(sl_buf *b, const sl_vs_column *c, uint32_t n)
+/* The stored type byte of the second column carries the composite key flag in its high
+ * bit (types stay below it), so definitions stored before composite keys read back
+ * unchanged. */
+#define COL_KEY_BIT 0x80u
+
+/* Writes n columns; key: the second one is the composite key. */
+static int put_cols(sl_buf *b, const sl_vs_column *c, uint32_t n, bool key)
 {
     int rc = sl_buf_put_varu(b, n);
     for (uint32_t i = 0; rc == 0 && i < n; i++)
-        if ((rc = put_str(b, c[i].name)) == 0 && (rc = sl_buf_put_u8(b, (uint8_t)c[i].type)) == 0)
+        if ((rc = put_str(b, c[i].name)) == 0 &&
+            (rc = sl_buf_put_u8(b, (uint8_t)((unsigned)c[i].type |
+                                             (key && i == 1 ? COL_KEY_BIT : 0u)))) == 0)
             rc = sl_buf_put_varu(b, c[i].width);
     return rc;
 }
@@ -302,7 +328,8 @@ static int table_encode(const sl_vs_table_def *d, sl_buf *b)
     if ((rc = sl_buf_put_u8(b, TABLE_FORMAT)) != 0 || (rc = sl_buf_put_varu(b, d->uid)) != 0 ||
         (rc = sl_buf_put_u8(b, (uint8_t)d->kind)) != 0 || (rc = sl_buf_put_varu(b, d->suid)) != 0 ||
         (rc = sl_buf_put_u8(b, (uint8_t)d->precision)) != 0 || (rc = put_str(b, d->name)) != 0 ||
-        (rc = put_cols(b, d->cols, d->ncols)) != 0 || (rc = put_cols(b, d->tags, d->ntags)) != 0)
+        (rc = put_cols(b, d->cols, d->ncols, d->composite_key)) != 0 ||
+        (rc = put_cols(b, d->tags, d->ntags, false)) != 0)
         return rc;
     if (d->tag_values == NULL)
         return 0;
@@ -325,7 +352,9 @@ static int get_str(sl_reader *r, sl_buf *names, size_t *off)
     return rc != 0 ? rc : sl_buf_put_u8(names, 0);
 }
 
-static int get_cols(sl_reader *r, sl_buf *names, sl_vs_column **cols, size_t **offs, uint32_t *n)
+/* Reads columns; *key (NULL: none may carry it) gets the composite key flag. */
+static int get_cols(sl_reader *r, sl_buf *names, sl_vs_column **cols, size_t **offs, uint32_t *n,
+                    bool *key)
 {
     uint64_t cnt, w;
     uint8_t ty;
@@ -342,7 +371,12 @@ static int get_cols(sl_reader *r, sl_buf *names, sl_vs_column **cols, size_t **o
             return rc;
         if (sl_reader_u8(r, &ty) != 0 || sl_reader_varu(r, &w) != 0 || w > SL_VARCHAR_MAX)
             return SL_ECORRUPT;
-        (*cols)[i].type = (sl_type)ty;
+        if ((ty & COL_KEY_BIT) != 0) {
+            if (key == NULL || i != 1)
+                return SL_ECORRUPT;
+            *key = true;
+        }
+        (*cols)[i].type = (sl_type)(ty & ~COL_KEY_BIT);
         (*cols)[i].width = (uint32_t)w;
     }
     return 0;
@@ -368,8 +402,8 @@ static int table_decode(const void *p, size_t n, vs_table **out, sl_error *err)
     d.kind = (sl_vs_table_kind)kind;
     d.precision = (sl_precision)prec;
     if ((rc = get_str(&r, &names, &name_off)) != 0 ||
-        (rc = get_cols(&r, &names, &cols, &coff, &d.ncols)) != 0 ||
-        (rc = get_cols(&r, &names, &tags, &toff, &d.ntags)) != 0)
+        (rc = get_cols(&r, &names, &cols, &coff, &d.ncols, &d.composite_key)) != 0 ||
+        (rc = get_cols(&r, &names, &tags, &toff, &d.ntags, NULL)) != 0)
         goto fail;
     if (d.kind == SL_VS_TABLE_CHILD) {
         uint64_t len;
@@ -628,7 +662,7 @@ void sl_vstore_close(sl_vstore *vs)
 /* True when a table with schema a can read rows stored under schema b. */
 static bool same_schema(const sl_vs_table_def *a, const sl_vs_table_def *b)
 {
-    if (a->ncols != b->ncols)
+    if (a->ncols != b->ncols || a->composite_key != b->composite_key)
         return false;
     for (uint32_t i = 0; i < a->ncols; i++) {
         if (a->cols[i].type != b->cols[i].type)

@@ -17,6 +17,11 @@
  *   - Writing a row whose timestamp already exists in the table replaces it (an UPDATE);
  *     within one write call the last occurrence of a timestamp wins. A read returns every
  *     timestamp once, with the newest row.
+ *   - A table with a composite key (def.composite_key, on cols[1]) identifies its rows by
+ *     (timestamp, key) instead of the timestamp alone: read "(timestamp, key)" for
+ *     "timestamp" in the rule above and in the write, scan and change-log contracts below.
+ *     Rows are ordered by timestamp, then key (integers numerically, text bytewise), and
+ *     deletes remove every key of the timestamps in their range.
  *   - A delete removes the rows of a timestamp range; rows written later are visible again.
  *   - A write/delete/drop is atomic: a reader (scan, change-log read, a database reopened
  *     after kill -9) sees all of it or nothing, and a scan sees exactly the state at one
@@ -141,16 +146,20 @@ typedef struct sl_vs_table_def {
     const sl_vs_column *tags;   /* the super table's tag definitions (ntags entries) */
     const sl_block *tag_values; /* child tables: one row, ntags columns of the tag types
                                  * (NULLs allowed); normal tables: NULL */
+    bool composite_key;         /* cols[1] is the COMPOSITE KEY (ncols >= 2; INT, BIGINT, INT
+                                 * UNSIGNED, BIGINT UNSIGNED or VARCHAR; never NULL): rows
+                                 * are identified by (timestamp, key) */
 } sl_vs_table_def;
 
 /*
  * Registers table def->uid, or re-registers it: re-pushing a table with the same column
  * schema replaces its name, tags and tag values (the rows stay); a different column schema
- * for an existing uid is refused with SL_EUNSUPPORTED (schema versions are not supported
- * yet). Not versioned and not in the change log. `def` is borrowed. Errors: SL_EINVAL
- * naming the bad field (uid 0, empty or long names, duplicate column names, first column
- * not TIMESTAMP, bad types or widths, kind/tags mismatch, tag values not one row of the
- * tag types), SL_EUNSUPPORTED, storage errors. Writer call.
+ * (composite key included) for an existing uid is refused with SL_EUNSUPPORTED (schema
+ * versions are not supported yet). Not versioned and not in the change log. `def` is
+ * borrowed. Errors: SL_EINVAL naming the bad field (uid 0, empty or long names, duplicate
+ * column names, first column not TIMESTAMP, bad types or widths, a composite key that is
+ * not the second column or not of a key type, kind/tags mismatch, tag values not one row of
+ * the tag types), SL_EUNSUPPORTED, storage errors. Writer call.
  */
 int sl_vstore_put_table(sl_vstore *vs, const sl_vs_table_def *def, bool sync, sl_error *err);
 
@@ -196,12 +205,14 @@ typedef struct sl_vs_write_item {
  * by timestamp and de-duplicated, the last occurrence of a timestamp winning. Each stored
  * row is logged as an INSERT when its (table, timestamp) held no visible row before the
  * call, else as an UPDATE; the log entries of the call carry the rows as stored, at most
- * SL_BLOCK_ROWS_MAX rows per entry. A call whose items hold no rows writes nothing and
- * stores the current last version in *version.
+ * SL_BLOCK_ROWS_MAX rows per entry (with a composite key an entry holds whole timestamps:
+ * more rows only when one timestamp of the call has more keys). A call whose items hold no
+ * rows writes nothing and stores the current last version in *version.
  *
  * Validation happens before anything is written; any failure rejects the whole call:
  * SL_ENOTFOUND (unknown uid), SL_ETYPE (column count or a column type differs from the
- * schema), SL_EINVAL (a NULL timestamp, an unsealed block, NULL rows), SL_ERANGE (text
+ * schema), SL_EINVAL (a NULL timestamp or composite key, an unsealed block, NULL rows),
+ * SL_ERANGE (text
  * longer than its declared width, NCHAR that is not UTF-8), each naming the item, column
  * and row. Storage errors: SL_EIO, SL_ENOMEM. After the batch commits, a table past its
  * compaction trigger is compacted (see sl_vstore_compact_table); a compaction failure does
@@ -221,7 +232,8 @@ int sl_vstore_sync(sl_vstore *vs, sl_error *err);
 /*
  * Checks the rows of item i (borrowed, it->rows not NULL) against def (borrowed) as
  * sl_vstore_write does before writing: column count and types, one row count per column,
- * no NULL timestamp, VARCHAR/NCHAR values within their width (NCHAR: valid UTF-8).
+ * no NULL timestamp or composite key, VARCHAR/NCHAR values within their width (NCHAR:
+ * valid UTF-8).
  * Returns 0, SL_ETYPE, SL_EINVAL or SL_ERANGE with err set (naming item i). Pure; any
  * thread.
  */
@@ -328,8 +340,8 @@ typedef enum sl_vs_change_kind {
 } sl_vs_change_kind;
 
 typedef enum sl_vs_row_kind {
-    SL_VS_ROW_INSERT = 0, /* no visible row had this (table, ts) before the write */
-    SL_VS_ROW_UPDATE = 1, /* the row replaced a visible row with the same (table, ts) */
+    SL_VS_ROW_INSERT = 0, /* no visible row had this (table, ts[, key]) before the write */
+    SL_VS_ROW_UPDATE = 1, /* the row replaced a visible row with the same (table, ts[, key]) */
 } sl_vs_row_kind;
 
 /* One change-log entry. A version holds one or more entries. */
@@ -338,7 +350,8 @@ typedef struct sl_vs_change {
     uint64_t uid;     /* the table */
     sl_vs_change_kind kind;
     sl_block rows;          /* ROWS: the rows as stored (the table's columns in order,
-                             * ascending unique ts, 1..SL_BLOCK_ROWS_MAX rows); else empty */
+                             * ascending unique ts - unique (ts, key) with a composite
+                             * key - 1..SL_BLOCK_ROWS_MAX rows); else empty */
     uint8_t *row_kinds;     /* ROWS: rows.nrows sl_vs_row_kind values; else NULL */
     int64_t del_lo, del_hi; /* DELETE: the range as requested */
     uint64_t del_count;     /* DELETE: visible rows it removed */

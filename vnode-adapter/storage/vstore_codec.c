@@ -15,6 +15,7 @@
 #include "vstore_int.h"
 
 #define VBLOCK_FORMAT     1
+#define VBLOCK_FORMAT_KEY 2 /* a composite-key table's block (vstore_int.h) */
 #define TSTATE_FORMAT     1
 #define VBLOCK_HDR(ncols) (13 + 4 * (size_t)(ncols))
 #define VBLOCK_LENS       13 /* offset of the column lengths */
@@ -72,8 +73,8 @@ int sl__vs_block_like(sl_block *scratch, const sl_block *src)
 }
 
 int sl__vs_vblock_encode(const sl_block *src, const int64_t *ts, const uint32_t *sel, uint32_t from,
-                         uint32_t n, const sl_vs_column *schema, uint32_t aux, sl_block *scratch,
-                         sl_buf *out)
+                         uint32_t n, const sl_vs_column *schema, bool keyed, uint32_t aux,
+                         sl_block *scratch, sl_buf *out)
 {
     uint32_t ncols = src->ncols;
     size_t start = out->len, hdr = VBLOCK_HDR(ncols);
@@ -81,7 +82,7 @@ int sl__vs_vblock_encode(const sl_block *src, const int64_t *ts, const uint32_t 
     if ((rc = sl_buf_reserve(out, hdr + 8 * (size_t)n)) != 0)
         return rc;
     uint8_t *h = out->data + start;
-    h[0] = VBLOCK_FORMAT;
+    h[0] = keyed && ncols > 1 ? VBLOCK_FORMAT_KEY : VBLOCK_FORMAT;
     put_le32(h + 1, n);
     put_le32(h + 5, ncols);
     put_le32(h + 9, aux);
@@ -126,7 +127,7 @@ fail:
 int sl__vs_vblock_parse(const void *p, size_t n, vs_vblock *vb, sl_error *err)
 {
     const uint8_t *b = p;
-    if (n < VBLOCK_LENS || b[0] != VBLOCK_FORMAT)
+    if (n < VBLOCK_LENS || (b[0] != VBLOCK_FORMAT && b[0] != VBLOCK_FORMAT_KEY))
         return corrupt(err, "block header");
     uint32_t nrows = get_le32(b + 1), ncols = get_le32(b + 5);
     if (nrows == 0 || nrows > SL_BLOCK_DECODE_ROWS_MAX || ncols == 0 ||
@@ -137,8 +138,11 @@ int sl__vs_vblock_parse(const void *p, size_t n, vs_vblock *vb, sl_error *err)
         total += get_le32(b + VBLOCK_LENS + 4 * (size_t)c);
     if (total != n - VBLOCK_HDR(ncols) || get_le32(b + VBLOCK_LENS) != 8 * (uint64_t)nrows)
         return corrupt(err, "block column lengths");
+    if (b[0] == VBLOCK_FORMAT_KEY && ncols < 2)
+        return corrupt(err, "keyed block without a key column");
     vb->nrows = nrows;
     vb->ncols = ncols;
+    vb->keyed = b[0] == VBLOCK_FORMAT_KEY;
     vb->aux = get_le32(b + 9);
     vb->lens = b + VBLOCK_LENS;
     vb->cols = b + VBLOCK_HDR(ncols);
@@ -159,7 +163,7 @@ int sl__vs_vblock_decode_ts(const vs_vblock *vb, sl_column *ts, sl_error *err)
     int64_t *d = ts->data;
     for (uint32_t i = 0; i < vb->nrows; i++) {
         d[i] = (int64_t)get_le64(vb->cols + 8 * (size_t)i);
-        if (i > 0 && d[i] <= d[i - 1])
+        if (i > 0 && (d[i] < d[i - 1] || (d[i] == d[i - 1] && !vb->keyed)))
             return corrupt(err, "block timestamps out of order");
     }
     ts->nrows = vb->nrows;

@@ -16,7 +16,8 @@
  * without being decoded. Tombstones and the table state go too, all in one atomic batch,
  * so readers see the same rows before and after, and a snapshot taken before still reads
  * the old blocks. Change-log entries that refer to a removed block are made inline in the
- * same batch, so change readers see the same rows too.
+ * same batch, so change readers see the same rows too. A composite-key table's new blocks
+ * end only between two timestamps (vstore_int.h), so they stay disjoint in time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,8 @@ static int flush_rows(sl_vstore *vs, vs_entry *e, sl_block *t, uint64_t version)
     uint8_t k[VS_BLOCK_KEY_LEN];
     vs_key_block(k, e->e_uid, ts[t->nrows - 1], version);
     sl_buf_reset(&vs->vs_buf);
-    int rc = sl__vs_vblock_encode(t, ts, NULL, 0, t->nrows, e->e_table->def.cols, VS_AUX_NONE,
+    int rc = sl__vs_vblock_encode(t, ts, NULL, 0, t->nrows, e->e_table->def.cols,
+                                  vs_key_type(&e->e_table->def) != SL_T_NULL, VS_AUX_NONE,
                                   &vs->vs_scratch, &vs->vs_buf);
     if (rc == 0)
         rc = sl_kv_batch_put(vs->vs_batch, vs->vs_data, k, sizeof(k), vs->vs_buf.data,
@@ -123,18 +125,29 @@ static int rewrite_range(sl_vstore *vs, vs_entry *e, int64_t a, int64_t b, const
     if (rc != 0)
         return sl__vs_fail(err, rc, "compact");
     vs_reader r;
-    if ((rc = sl__vs_reader_open(&r, vs, NULL, e->e_uid, need, types, nneed, a, b, err)) != 0)
+    bool keyed = vs_key_type(d) != SL_T_NULL;
+    if ((rc = sl__vs_reader_open(&r, vs, NULL, e->e_uid, vs_key_type(d), need, types, nneed, a, b,
+                                 err)) != 0)
         return rc;
     r.r_skip_hidden = true;
     uint64_t version = vs->vs_head.h_version;
     vs_run run;
-    while ((rc = sl__vs_reader_next(&r, SL_BLOCK_ROWS_MAX - t->nrows, &run, err)) > 0) {
-        rc = sl_column_append_rows(&t->cols[0], &run.c->c_ts, NULL, run.from, run.n);
+    /* A full block of a keyed table takes one row at a time until the timestamp changes. */
+    while ((rc = sl__vs_reader_next(&r,
+                                    t->nrows < SL_BLOCK_ROWS_MAX ? SL_BLOCK_ROWS_MAX - t->nrows : 1,
+                                    &run, err)) > 0) {
+        rc = 0;
+        if (keyed && t->nrows >= SL_BLOCK_ROWS_MAX &&
+            ((const int64_t *)t->cols[0].data)[t->nrows - 1] !=
+                ((const int64_t *)run.c->c_ts.data)[run.from])
+            rc = flush_rows(vs, e, t, version);
+        if (rc == 0)
+            rc = sl_column_append_rows(&t->cols[0], &run.c->c_ts, NULL, run.from, run.n);
         for (uint32_t c = 1; rc == 0 && c < d->ncols; c++)
             rc = sl_column_append_rows(&t->cols[c], &run.c->c_cols[c - 1], NULL, run.from, run.n);
         if (rc == 0) {
             sl_block_seal(t);
-            if (t->nrows == SL_BLOCK_ROWS_MAX)
+            if (!keyed && t->nrows == SL_BLOCK_ROWS_MAX)
                 rc = flush_rows(vs, e, t, version);
         }
         if (rc != 0) {

@@ -23,7 +23,10 @@
  *
  * Blocks. A write stores the rows of each table sorted and de-duplicated, cut into blocks
  * of at most SL_BLOCK_ROWS_MAX rows, each keyed by its last timestamp and the write's
- * version, with its first timestamp inside the value. Appends (rows after the table's
+ * version, with its first timestamp inside the value. A table with a composite key sorts
+ * and de-duplicates by (timestamp, key) and cuts blocks only between two timestamps (a
+ * block holds every key of its timestamps, more than SL_BLOCK_ROWS_MAX rows when one
+ * timestamp has more keys), so blocks of one call never share a timestamp or a key. Appends (rows after the table's
  * newest timestamp) make blocks that overlap nothing, so most of a table is a run of
  * disjoint blocks in key order. A block whose range overlaps older blocks (late rows,
  * updates) is allowed; its rows win over older versions at read time.
@@ -232,12 +235,16 @@ int sl__vs_fail(sl_error *err, int rc, const char *what);
  *   bytes:
  *   column 0, the timestamps, as nrows raw little-endian int64 strictly ascending; column
  *   i > 0 as the sl_block_encode bytes of a one-column block of nrows rows.
+ *   Format 2 is the same for a table with a composite key (column 1): its timestamps
+ *   ascend but may repeat, and rows ascend strictly by (timestamp, key).
  * Each column is decodable alone, so a scan decodes only the columns it projects, and the
  * first and last timestamps are read in place.
  */
 typedef struct vs_vblock {
     uint32_t nrows;
     uint32_t ncols;
+    bool keyed;          /* format 2: a composite-key table's block, timestamps ascending
+                          * but repeated (one per key), rows ascending by (ts, key) */
     uint32_t aux;        /* the seq of the change-log entry that references it, or
                           * VS_AUX_NONE (compaction output) */
     const uint8_t *lens; /* ncols u32 LE lengths */
@@ -247,6 +254,13 @@ typedef struct vs_vblock {
 #define VS_AUX_NONE UINT32_MAX
 
 int sl__vs_vblock_parse(const void *p, size_t n, vs_vblock *vb, sl_error *err);
+/* The type of table d's composite key (cols[1]), or SL_T_NULL when its rows are identified
+ * by their timestamp alone. */
+static inline sl_type vs_key_type(const sl_vs_table_def *d)
+{
+    return d->composite_key && d->ncols > 1 ? d->cols[1].type : SL_T_NULL;
+}
+
 /* Makes dst an empty block with src's column types, reusing its memory. */
 int sl__vs_block_like(sl_block *dst, const sl_block *src);
 int64_t sl__vs_vblock_ts(const vs_vblock *vb, uint32_t i);
@@ -262,12 +276,13 @@ int sl__vs_vblock_decode_all(const vs_vblock *vb, sl_block *out, sl_error *err);
 /*
  * Appends the vblock of n rows of src to out: rows sel[0..n) when sel is given, else rows
  * [from, from+n). ts[i] is the timestamp of src row i (the rows selected must ascend
- * strictly). Column widths are taken from schema. scratch is a block reused to gather
+ * strictly, by (ts, key) when keyed: the block then has format 2). Column widths are
+ * taken from schema. scratch is a block reused to gather
  * selected rows. Returns 0 or SL_ENOMEM.
  */
 int sl__vs_vblock_encode(const sl_block *src, const int64_t *ts, const uint32_t *sel, uint32_t from,
-                         uint32_t n, const sl_vs_column *schema, uint32_t aux, sl_block *scratch,
-                         sl_buf *out);
+                         uint32_t n, const sl_vs_column *schema, bool keyed, uint32_t aux,
+                         sl_block *scratch, sl_buf *out);
 
 int sl__vs_tstate_encode(const vs_tstate *st, sl_buf *out);
 int sl__vs_tstate_decode(const void *p, size_t n, vs_tstate *st, sl_error *err);
@@ -331,6 +346,7 @@ typedef struct vs_cursor {
     uint32_t c_pos;
     uint32_t c_end;
     sl_column c_ts;    /* TIMESTAMP, owned */
+    sl_column c_key;   /* the composite key column (keyed readers only), owned */
     sl_column *c_cols; /* the reader's r_nneed decoded columns */
 } vs_cursor;
 
@@ -344,7 +360,8 @@ typedef struct vs_seg {
 /*
  * Reads one table's visible rows in [lo, hi] in ascending timestamp order, each
  * timestamp once with its newest version, tombstones applied, by merging the stored
- * blocks. Everything it reads (blocks, tombstones, dirty intervals) comes from one
+ * blocks. A keyed reader (a composite-key table) orders and de-duplicates by
+ * (timestamp, key) and decodes the key of every loaded block (c_key). Everything it reads (blocks, tombstones, dirty intervals) comes from one
  * iterator, hence from one consistent state.
  */
 typedef struct vs_reader {
@@ -353,6 +370,7 @@ typedef struct vs_reader {
     sl_kv_iter *r_it;
     int64_t r_lo;
     int64_t r_hi;
+    sl_type r_key;         /* the composite key's type, SL_T_NULL when not keyed */
     uint32_t r_nneed;      /* stored columns (>= 1) decoded besides the timestamps */
     uint32_t *r_need;      /* their indices, owned */
     sl_type *r_need_types; /* their expected types, owned */
@@ -385,12 +403,13 @@ typedef struct vs_run {
 
 /*
  * Opens r on table uid over [lo, hi], reading through snap (NULL: the latest state).
- * need/need_types list the stored columns (>= 1) to decode (copied). Returns 0 or an
- * error; r is closed on failure.
+ * key is the table's composite key type (vs_key_type), SL_T_NULL for none. need/need_types
+ * list the stored columns (>= 1) to decode (copied). Returns 0 or an error; r is closed on
+ * failure.
  */
 int sl__vs_reader_open(vs_reader *r, sl_vstore *vs, const sl_kv_snapshot *snap, uint64_t uid,
-                       const uint32_t *need, const sl_type *need_types, uint32_t nneed, int64_t lo,
-                       int64_t hi, sl_error *err);
+                       sl_type key, const uint32_t *need, const sl_type *need_types,
+                       uint32_t nneed, int64_t lo, int64_t hi, sl_error *err);
 /* Produces the next run of at most max_rows rows: returns 1 with *run, 0 at the end, or
  * an error. */
 int sl__vs_reader_next(vs_reader *r, uint32_t max_rows, vs_run *run, sl_error *err);

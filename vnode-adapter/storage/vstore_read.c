@@ -26,6 +26,12 @@
  * no other loaded block interleaves, cut where the tombstone cover changes, so clean,
  * append-only data flows out a whole block at a time without copying. The memory held is
  * the blocks of one dirty interval at most; compaction keeps the intervals small.
+ *
+ * A table with a composite key has several rows per timestamp, one per key. Blocks and
+ * intervals still speak of timestamps only (a timestamp's keys may be spread over several
+ * blocks, which then overlap and lie in one interval), so the rules above hold unchanged;
+ * only the heap orders by (timestamp, key, newest version first), a winner is a (timestamp,
+ * key) pair, and runs stop before the next pair another block holds.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +41,30 @@
 static inline int64_t cur_ts(const vs_cursor *c, uint32_t i)
 {
     return ((const int64_t *)c->c_ts.data)[i];
+}
+
+/* Orders row i of a against row j of b by (timestamp, key); cursors of a keyed reader
+ * carry their key column, others have c_key.type SL_T_NULL. */
+static int row_cmp(const vs_cursor *a, uint32_t i, const vs_cursor *b, uint32_t j)
+{
+    int64_t x = cur_ts(a, i), y = cur_ts(b, j);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return a->c_key.type != SL_T_NULL ? sl_column_cmp_rows(&a->c_key, i, &b->c_key, j) : 0;
+}
+
+/* First index in [from, to) of c whose row is >= row j of o, by (timestamp, key). */
+static uint32_t lower_bound_row(const vs_cursor *c, uint32_t from, uint32_t to, const vs_cursor *o,
+                                uint32_t j)
+{
+    while (from < to) {
+        uint32_t mid = from + (to - from) / 2;
+        if (row_cmp(c, mid, o, j) < 0)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
 }
 
 /* First index in [from, to) whose timestamp is >= t. */
@@ -253,6 +283,7 @@ static void cursor_free(vs_cursor *c, uint32_t nneed)
     if (c == NULL)
         return;
     sl_column_fini(&c->c_ts);
+    sl_column_fini(&c->c_key);
     for (uint32_t j = 0; j < nneed; j++)
         sl_column_fini(&c->c_cols[j]);
     free(c->c_cols);
@@ -261,8 +292,8 @@ static void cursor_free(vs_cursor *c, uint32_t nneed)
 
 static bool cur_less(const vs_cursor *a, const vs_cursor *b)
 {
-    int64_t x = cur_ts(a, a->c_pos), y = cur_ts(b, b->c_pos);
-    return x < y || (x == y && a->c_version > b->c_version);
+    int c = row_cmp(a, a->c_pos, b, b->c_pos);
+    return c < 0 || (c == 0 && a->c_version > b->c_version);
 }
 
 static void sift_down(vs_cursor **h, size_t n, size_t i)
@@ -413,10 +444,26 @@ static int load_next(vs_reader *r, sl_error *err)
         sl_column_init(&c->c_ts, SL_T_TIMESTAMP, 0);
         for (uint32_t j = 0; j < r->r_nneed; j++)
             sl_column_init(&c->c_cols[j], r->r_need_types[j], 0);
+        if (vb.keyed && r->r_key == SL_T_NULL) {
+            cursor_free(c, r->r_nneed);
+            return sl_error_set(err, SL_ECORRUPT, 0, 0,
+                                "vstore: damaged stored data: a keyed block in a table without "
+                                "a composite key");
+        }
+        static const uint32_t key_col = 1;
+        if (r->r_key != SL_T_NULL)
+            sl_column_init(&c->c_key, r->r_key, 0);
         if ((rc = sl__vs_vblock_decode_ts(&vb, &c->c_ts, err)) != 0 ||
+            (r->r_key != SL_T_NULL &&
+             (rc = sl__vs_vblock_decode_cols(&vb, &key_col, 1, &c->c_key, err)) != 0) ||
             (rc = sl__vs_vblock_decode_cols(&vb, r->r_need, r->r_nneed, c->c_cols, err)) != 0) {
             cursor_free(c, r->r_nneed);
             return rc;
+        }
+        if (r->r_key != SL_T_NULL && c->c_key.has_nulls) {
+            cursor_free(c, r->r_nneed);
+            return sl_error_set(err, SL_ECORRUPT, 0, 0,
+                                "vstore: damaged stored data: NULL composite key");
         }
         c->c_pos = lower_bound(c, 0, vb.nrows, r->r_lo);
         c->c_end = upper_bound(c, c->c_pos, vb.nrows, r->r_hi);
@@ -491,12 +538,13 @@ static int read_meta(vs_reader *r, sl_error *err)
 }
 
 int sl__vs_reader_open(vs_reader *r, sl_vstore *vs, const sl_kv_snapshot *snap, uint64_t uid,
-                       const uint32_t *need, const sl_type *need_types, uint32_t nneed, int64_t lo,
-                       int64_t hi, sl_error *err)
+                       sl_type key, const uint32_t *need, const sl_type *need_types,
+                       uint32_t nneed, int64_t lo, int64_t hi, sl_error *err)
 {
     memset(r, 0, sizeof(*r));
     r->r_vs = vs;
     r->r_uid = uid;
+    r->r_key = key;
     r->r_lo = lo;
     r->r_hi = hi;
     r->r_min_first = INT64_MAX;
@@ -563,10 +611,10 @@ int sl__vs_reader_next(vs_reader *r, uint32_t max_rows, vs_run *run, sl_error *e
             continue;
         }
         heap_pop(r);
-        /* Older rows of the same timestamp lose to the heap's top. */
+        /* Older rows of the same timestamp (and key) lose to the heap's top. */
         while (r->r_nheap > 0) {
             vs_cursor *c = r->r_heap[0];
-            if (cur_ts(c, c->c_pos) != t)
+            if (row_cmp(c, c->c_pos, w, w->c_pos) != 0)
                 break;
             heap_pop(r);
             c->c_pos++;
@@ -579,7 +627,11 @@ int sl__vs_reader_next(vs_reader *r, uint32_t max_rows, vs_run *run, sl_error *e
          * can, since one overlapping w would lie with w in t's interval and need_more(t)
          * would have loaded it. */
         int64_t bound = INT64_MAX, until;
-        if (r->r_nheap > 0) {
+        uint32_t from = w->c_pos, end = w->c_end;
+        if (r->r_nheap > 0 && r->r_key != SL_T_NULL) {
+            /* The top may hold w's timestamp with a greater key: stop before its row. */
+            end = lower_bound_row(w, from, end, r->r_heap[0], r->r_heap[0]->c_pos);
+        } else if (r->r_nheap > 0) {
             int64_t other = cur_ts(r->r_heap[0], r->r_heap[0]->c_pos) - 1;
             if (other < bound)
                 bound = other;
@@ -587,7 +639,7 @@ int sl__vs_reader_next(vs_reader *r, uint32_t max_rows, vs_run *run, sl_error *e
         bool vis = visible(r, t, w->c_version, &until);
         if (until < bound)
             bound = until;
-        uint32_t from = w->c_pos, e = upper_bound(w, from, w->c_end, bound);
+        uint32_t e = upper_bound(w, from, end, bound);
         if (vis && e - from > max_rows)
             e = from + max_rows;
         w->c_pos = e;

@@ -115,8 +115,8 @@ int sl_vstore_scan_open(sl_vstore *vs, const sl_vs_snapshot *snap, uint64_t uid,
             s->sc_src[i] = 1 + (int)j;
         }
     }
-    if ((rc = sl__vs_reader_open(&s->sc_r, vs, snap != NULL ? snap->sn_kv : NULL, uid, need, types,
-                                 nneed, lo, hi, err)) != 0)
+    if ((rc = sl__vs_reader_open(&s->sc_r, vs, snap != NULL ? snap->sn_kv : NULL, uid,
+                                 vs_key_type(def), need, types, nneed, lo, hi, err)) != 0)
         goto fail;
     free(need);
     free(types);

@@ -8,7 +8,8 @@
  * and the change-log entry, which are the same bytes) and a few small keys; no read of the
  * database. Rows at or before the newest timestamp are classified exactly by probing the
  * stored rows through the merge reader, and a block that overlaps stored blocks grows the
- * table's dirty intervals so that readers stay correct (vstore_int.h).
+ * table's dirty intervals so that readers stay correct (vstore_int.h). A table with a
+ * composite key does the same by (timestamp, key).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,14 @@ int sl_vstore_check_item(const sl_vs_table_def *d, const sl_vs_write_item *it, s
                                         "timestamp",
                                         i, d->name, r);
         }
+        if (c == 1 && d->composite_key && col->has_nulls) {
+            for (uint32_t r = 0; r < m; r++)
+                if (sl_column_is_null(col, r))
+                    return sl_error_set(err, SL_EINVAL, 0, 0,
+                                        "vstore write: item %zu (table '%s'): row %u: NULL "
+                                        "composite key '%s'",
+                                        i, d->name, r, d->cols[c].name);
+        }
         if (sl_type_is_var(col->type)) {
             for (uint32_t r = 0; r < m; r++) {
                 const char *why;
@@ -97,6 +106,7 @@ int sl_vstore_check_item(const sl_vs_table_def *d, const sl_vs_write_item *it, s
 /* qsort has no context argument: the arrays being sorted, per thread (a process hosts
  * several vstores, whose writers run concurrently). */
 static _Thread_local const int64_t *g_sort_ts;
+static _Thread_local const sl_column *g_sort_key; /* the composite key column, or NULL */
 
 static int sel_cmp(const void *a, const void *b)
 {
@@ -104,6 +114,11 @@ static int sel_cmp(const void *a, const void *b)
     int64_t tx = g_sort_ts[x], ty = g_sort_ts[y];
     if (tx != ty)
         return tx < ty ? -1 : 1;
+    if (g_sort_key != NULL) {
+        int c = sl_column_cmp_rows(g_sort_key, x, g_sort_key, y);
+        if (c != 0)
+            return c;
+    }
     return (x > y) - (x < y);
 }
 
@@ -113,6 +128,7 @@ typedef struct group {
     const sl_block *src; /* the rows (an item's block, or vs_cat) */
     int64_t *ts_own;     /* timestamps when src's are a constant column */
     const int64_t *ts;   /* timestamp of src row i */
+    const sl_column *key; /* src's composite key column, or NULL (timestamps alone) */
     uint32_t *sel;       /* sorted unique rows of src, or NULL: all rows, in order */
     uint32_t n;          /* rows to store */
     uint8_t *kinds;      /* per stored row, or NULL: all INSERT */
@@ -133,7 +149,16 @@ static inline int64_t g_ts(const group *g, uint32_t k)
     return g->ts[g->sel != NULL ? g->sel[k] : k];
 }
 
-/* Sorts and de-duplicates g's rows (the last occurrence of a timestamp wins). */
+/* Orders src rows x and y by (timestamp, key). */
+static int g_cmp_src(const group *g, uint32_t x, uint32_t y)
+{
+    if (g->ts[x] != g->ts[y])
+        return g->ts[x] < g->ts[y] ? -1 : 1;
+    return g->key != NULL ? sl_column_cmp_rows(g->key, x, g->key, y) : 0;
+}
+
+/* Sorts and de-duplicates g's rows (the last occurrence of a timestamp, or of a
+ * (timestamp, key) pair, wins). */
 static int group_sort(group *g)
 {
     const sl_column *tc = &g->src->cols[0];
@@ -149,7 +174,7 @@ static int group_sort(group *g)
         g->ts = tc->data;
     }
     uint32_t i = 1;
-    while (i < n && g->ts[i] > g->ts[i - 1])
+    while (i < n && g_cmp_src(g, i - 1, i) < 0)
         i++;
     g->n = n;
     if (i >= n)
@@ -160,10 +185,11 @@ static int group_sort(group *g)
     for (uint32_t k = 0; k < n; k++)
         g->sel[k] = k;
     g_sort_ts = g->ts;
+    g_sort_key = g->key;
     qsort(g->sel, n, sizeof(uint32_t), sel_cmp);
     uint32_t m = 0;
     for (uint32_t k = 0; k < n; k++) {
-        if (k + 1 < n && g->ts[g->sel[k + 1]] == g->ts[g->sel[k]])
+        if (k + 1 < n && g_cmp_src(g, g->sel[k + 1], g->sel[k]) == 0)
             continue; /* a later occurrence follows */
         g->sel[m++] = g->sel[k];
     }
@@ -175,6 +201,40 @@ static int group_sort(group *g)
  * Classification and dirty intervals
  * ------------------------------------------------------------------------------------- */
 
+/* classify() for a composite-key table: walks the stored rows of [first, last] along the
+ * new rows [0, p), both ascending by (timestamp, key). */
+static int classify_keyed(vs_reader *r, group *g, uint32_t p, sl_error *err)
+{
+    vs_run run = {0};
+    bool have = false; /* run holds the next stored row not below the new rows passed */
+    int rc = 0;
+    for (uint32_t k = 0; k < p; k++) {
+        uint32_t src = g->sel != NULL ? g->sel[k] : k;
+        int64_t t = g->ts[src];
+        int c = -1;
+        for (;;) {
+            if (have) {
+                int64_t st = ((const int64_t *)run.c->c_ts.data)[run.from];
+                c = st != t ? (st < t ? -1 : 1)
+                            : sl_column_cmp_rows(&run.c->c_key, run.from, g->key, src);
+                if (c >= 0)
+                    break;
+                if (st < t && (rc = sl__vs_reader_skip_to(r, t, err)) != 0)
+                    return rc;
+            }
+            if ((rc = sl__vs_reader_next(r, 1, &run, err)) < 0)
+                return rc;
+            if (rc == 0)
+                return 0; /* nothing stored after: the rest are inserts */
+            rc = 0;
+            have = true;
+        }
+        if (c == 0)
+            g->kinds[k] = SL_VS_ROW_UPDATE;
+    }
+    return 0;
+}
+
 /* Marks rows [0, p) (those at or before the stored maximum) INSERT or UPDATE by probing. */
 static int classify(sl_vstore *vs, group *g, uint32_t p, sl_error *err)
 {
@@ -182,10 +242,15 @@ static int classify(sl_vstore *vs, group *g, uint32_t p, sl_error *err)
     if (g->kinds == NULL)
         return sl__vs_fail(err, SL_ENOMEM, "write");
     vs_reader r;
-    int rc = sl__vs_reader_open(&r, vs, NULL, g->e->e_uid, NULL, NULL, 0, g_ts(g, 0),
-                                g_ts(g, p - 1), err);
+    int rc = sl__vs_reader_open(&r, vs, NULL, g->e->e_uid, vs_key_type(&g->e->e_table->def), NULL,
+                                NULL, 0, g_ts(g, 0), g_ts(g, p - 1), err);
     if (rc != 0)
         return rc;
+    if (g->key != NULL) {
+        rc = classify_keyed(&r, g, p, err);
+        sl__vs_reader_close(&r);
+        return rc;
+    }
     /* The probe reads the next visible row at or after each t; that row also answers
      * every later t up to it, so it is kept rather than read again. */
     bool have = false;
@@ -259,8 +324,21 @@ static int put_group(sl_vstore *vs, group *g, uint64_t version, uint32_t *seq, v
     if (p > 0 && (rc = classify(vs, g, p, err)) != 0)
         return rc;
 
-    for (uint32_t off = 0; off < g->n; off += SL_BLOCK_ROWS_MAX) {
-        uint32_t cn = g->n - off < SL_BLOCK_ROWS_MAX ? g->n - off : SL_BLOCK_ROWS_MAX;
+    for (uint32_t off = 0, cn; off < g->n; off += cn) {
+        cn = g->n - off < SL_BLOCK_ROWS_MAX ? g->n - off : SL_BLOCK_ROWS_MAX;
+        if (g->key != NULL && off + cn < g->n && g_ts(g, off + cn) == g_ts(g, off + cn - 1)) {
+            /* Keys of one timestamp stay in one block (vstore_int.h): end the block before
+             * that timestamp, or, when it fills the block alone, after its last key. */
+            uint32_t back = cn;
+            while (back > 0 && g_ts(g, off + back - 1) == g_ts(g, off + cn))
+                back--;
+            if (back > 0) {
+                cn = back;
+            } else {
+                while (off + cn < g->n && g_ts(g, off + cn) == g_ts(g, off))
+                    cn++;
+            }
+        }
         int64_t f = g_ts(g, off), l = g_ts(g, off + cn - 1);
         if (off < p) {
             /* This block reaches back among stored rows: keep the intervals right. */
@@ -275,7 +353,7 @@ static int put_group(sl_vstore *vs, group *g, uint64_t version, uint32_t *seq, v
         sl_buf_reset(lg);
         uint32_t s = (*seq)++;
         if ((rc = sl__vs_vblock_encode(g->src, g->ts, g->sel ? g->sel + off : NULL, off, cn,
-                                       d->cols, s, &vs->vs_scratch, v)) != 0 ||
+                                       d->cols, g->key != NULL, s, &vs->vs_scratch, v)) != 0 ||
             (rc = sl__vs_log_rows_header(lg, e->e_uid, cn, g->kinds ? g->kinds + off : NULL)) !=
                 0) {
             rc = sl__vs_fail(err, rc, "write");
@@ -413,6 +491,7 @@ int sl_vstore_write(sl_vstore *vs, const sl_vs_write_item *items, size_t n, bool
             continue;
         if ((rc = sl__vs_wstate_load(vs, g->e, err)) != 0)
             goto out;
+        g->key = vs_key_type(&g->e->e_table->def) != SL_T_NULL ? &g->src->cols[1] : NULL;
         if ((rc = group_sort(g)) != 0)
             goto nomem;
         ngroups++;
@@ -461,7 +540,8 @@ static int count_rows(sl_vstore *vs, vs_entry *e, int64_t lo, int64_t hi, uint64
                       sl_error *err)
 {
     vs_reader r;
-    int rc = sl__vs_reader_open(&r, vs, NULL, e->e_uid, NULL, NULL, 0, lo, hi, err);
+    int rc = sl__vs_reader_open(&r, vs, NULL, e->e_uid, vs_key_type(&e->e_table->def), NULL, NULL,
+                                0, lo, hi, err);
     if (rc != 0)
         return rc;
     vs_run run;
