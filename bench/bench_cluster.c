@@ -164,8 +164,44 @@ static int spawn(bench_cluster *c, bc_proc *p, char *const argv[], char *msg, si
     }
     close(fd);
     p->pid = pid;
-    c->nprocs++;
+    p->status = 0;
     return 0;
+}
+
+/* Starts daemon p (an entry of c->procs) with its flags: the same data folder, port and
+ * settings every time, so a restarted daemon comes back as itself. */
+static int start_proc(bench_cluster *c, bc_proc *p, char *msg, size_t msglen)
+{
+    const bench_cluster_opts *o = &c->opts;
+    char exe[PATH_MAX + 32], data[512], port[16], hb[16], nt[24], maddr[64];
+    snprintf(maddr, sizeof(maddr), "tcp://127.0.0.1:%d", c->mport);
+    snprintf(exe, sizeof(exe), "%s/sluice-%.5s", c->bindir, p->name);
+    snprintf(data, sizeof(data), "%s/%s", c->dir, p->name);
+    snprintf(port, sizeof(port), "%d", p->port);
+    char *argv[16];
+    int k = 0;
+    argv[k++] = exe;
+    argv[k++] = "--data";
+    argv[k++] = data;
+    argv[k++] = "--port";
+    argv[k++] = port;
+    if (p == &c->procs[0]) {
+        if (o->node_timeout_ms > 0) {
+            snprintf(nt, sizeof(nt), "%d", o->node_timeout_ms);
+            argv[k++] = "--node-timeout-ms";
+            argv[k++] = nt;
+        }
+    } else {
+        argv[k++] = "--mnode";
+        argv[k++] = maddr;
+        if (p->name[0] == 's' && o->heartbeat_ms > 0) {
+            snprintf(hb, sizeof(hb), "%d", o->heartbeat_ms);
+            argv[k++] = "--heartbeat-ms";
+            argv[k++] = hb;
+        }
+    }
+    argv[k] = NULL;
+    return spawn(c, p, argv, msg, msglen);
 }
 
 static void on_signal(int sig)
@@ -267,7 +303,8 @@ int bench_cluster_start(bench_cluster **out, const bench_cluster_opts *o, char *
             return -1;
         }
     }
-    snprintf(c->dir, sizeof(c->dir), "/tmp/sluice-bench-stream.XXXXXX");
+    snprintf(c->dir, sizeof(c->dir), "/tmp/sluice-bench-%s.XXXXXX",
+             o->tag != NULL ? o->tag : "stream");
     if (mkdtemp(c->dir) == NULL) {
         fmt(msg, msglen, "mkdtemp: %s", strerror(errno));
         free(c);
@@ -308,39 +345,10 @@ int bench_cluster_start(bench_cluster **out, const bench_cluster_opts *o, char *
 
     fprintf(stderr, "cluster: starting mnode, %d vnodes, %d snodes in %s\n", o->vnodes,
             o->snodes, c->dir);
-    char maddr[64];
-    snprintf(maddr, sizeof(maddr), "tcp://127.0.0.1:%d", c->mport);
     for (int i = 0; i < nprocs; i++) {
-        bc_proc *p = &c->procs[i];
-        char exe[PATH_MAX + 32], data[512], port[16], hb[16], nt[24];
-        snprintf(exe, sizeof(exe), "%s/sluice-%.5s", c->bindir, p->name);
-        snprintf(data, sizeof(data), "%s/%s", c->dir, p->name);
-        snprintf(port, sizeof(port), "%d", p->port);
-        char *argv[16];
-        int k = 0;
-        argv[k++] = exe;
-        argv[k++] = "--data";
-        argv[k++] = data;
-        argv[k++] = "--port";
-        argv[k++] = port;
-        if (i == 0) {
-            if (o->node_timeout_ms > 0) {
-                snprintf(nt, sizeof(nt), "%d", o->node_timeout_ms);
-                argv[k++] = "--node-timeout-ms";
-                argv[k++] = nt;
-            }
-        } else {
-            argv[k++] = "--mnode";
-            argv[k++] = maddr;
-            if (p->name[0] == 's' && o->heartbeat_ms > 0) {
-                snprintf(hb, sizeof(hb), "%d", o->heartbeat_ms);
-                argv[k++] = "--heartbeat-ms";
-                argv[k++] = hb;
-            }
-        }
-        argv[k] = NULL;
-        if (spawn(c, p, argv, msg, msglen) != 0)
+        if (start_proc(c, &c->procs[i], msg, msglen) != 0)
             goto fail;
+        c->nprocs++;
     }
 
     /* Wait until the mnode answers and lists every vnode and snode as alive. */
@@ -475,6 +483,45 @@ pid_t bench_cluster_pid(const bench_cluster *c, const char *name)
 const char *bench_cluster_snode_addr(const bench_cluster *c, int i)
 {
     return snode(c, i)->addr;
+}
+
+int bench_cluster_kill_snode(bench_cluster *c, int i)
+{
+    if (i < 0 || i >= c->opts.snodes)
+        return -1;
+    bc_proc *p = &c->procs[1 + c->opts.vnodes + i];
+    if (p->pid == 0 || proc_exited(p))
+        return -1;
+    if (kill(p->pid, SIGKILL) != 0)
+        return -1;
+    /* Reap it now: the exit was asked for, so neither bench_cluster_check nor the warning
+     * of bench_cluster_stop may report it. */
+    int st;
+    while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    p->pid = 0;
+    p->status = 0;
+    return 0;
+}
+
+int bench_cluster_restart_snode(bench_cluster *c, int i, char *msg, size_t msglen)
+{
+    msg[0] = '\0';
+    if (i < 0 || i >= c->opts.snodes) {
+        fmt(msg, msglen, "no snode %d", i + 1);
+        return -1;
+    }
+    bc_proc *p = &c->procs[1 + c->opts.vnodes + i];
+    if (p->pid != 0 && !proc_exited(p)) {
+        fmt(msg, msglen, "%s still runs", p->name);
+        return -1;
+    }
+    return start_proc(c, p, msg, msglen);
+}
+
+void bench_cluster_keep(bench_cluster *c)
+{
+    c->opts.keep = true;
 }
 
 int bench_cluster_snode_log_count(const bench_cluster *c, int i, const char *pat)

@@ -9,7 +9,8 @@
  * SIGTERM then SIGKILL - also when the benchmark exits through exit() on an error path
  * (atexit) or is interrupted by SIGINT/SIGTERM (signal handler: SIGKILL, remove the folder).
  * Nothing of the test suite (tests/cluster) or of scripts/sluice-local is reused, so the
- * benchmark measures exactly the daemons it starts.
+ * benchmark measures exactly the daemons it starts. For failover measurements an snode can be
+ * killed with SIGKILL and started again as itself (same data folder, port and node id).
  *
  * One cluster per process at a time. Not thread-safe: call from the benchmark's main thread.
  */
@@ -29,6 +30,8 @@ typedef struct bench_cluster_opts {
     int heartbeat_ms;     /* snodes' --heartbeat-ms (0: the daemon's default) */
     int node_timeout_ms;  /* mnode's --node-timeout-ms (0: the daemon's default) */
     bool keep;            /* leave the folder (data, logs) behind at the end */
+    const char *tag;      /* folder /tmp/sluice-bench-TAG.XXXXXX (NULL: "stream"); borrowed,
+                             must outlive the cluster */
 } bench_cluster_opts;
 
 /*
@@ -72,6 +75,25 @@ const char *bench_cluster_snode_addr(const bench_cluster *c, int i);
  * first daemon that exited, how, and the last lines of its log.
  */
 int bench_cluster_check(bench_cluster *c, char *msg, size_t msglen);
+
+/*
+ * Kills snode i (0 <= i < nsnodes) with SIGKILL - no drain, no LEAVE: to the mnode it
+ * simply stops heartbeating - and reaps it before returning, so bench_cluster_check does
+ * not report it and bench_cluster_stop does not warn about it. Its data folder, port and
+ * log stay. Returns 0, or -1 when it does not run.
+ */
+int bench_cluster_kill_snode(bench_cluster *c, int i);
+
+/*
+ * Starts snode i again after bench_cluster_kill_snode (or after it exited) with the same
+ * flags, data folder and port, so it registers under the same address and gets the same
+ * node id back. Its log is appended to. Does not wait for the registration: watch
+ * ins_snodes. Returns 0, or -1 with a message in msg (it still runs, fork failed).
+ */
+int bench_cluster_restart_snode(bench_cluster *c, int i, char *msg, size_t msglen);
+
+/* Keeps the cluster's folder at bench_cluster_stop (evidence for a failed check). */
+void bench_cluster_keep(bench_cluster *c);
 
 /*
  * Counts how often the log of snode i holds the text pat (0 when unreadable). The snodes

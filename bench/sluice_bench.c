@@ -21,6 +21,10 @@
  * ingest with and without 10 streams, stream rows/s per snode and per snode core, memory
  * per group, window-close to result-row and to notification latency.
  *
+ * `failover` (bench/failover_bench.c) starts its own cluster with 3 snodes, kills the busiest
+ * one with SIGKILL under a continuous insert load, times detection, recovery and catch-up,
+ * and checks the streams' output window by window.
+ *
  * `placement` (bench/placement_bench.c) times the mnode's rendezvous placement of
  * (stream, slot) pairs on snodes and measures the pairs moved by a join and a death against
  * the theoretical minimum.
@@ -847,6 +851,9 @@ int cmd_trigger(int argc, char **argv);
 /* bench/stream_bench.c */
 int cmd_stream(int argc, char **argv);
 
+/* bench/failover_bench.c */
+int cmd_failover(int argc, char **argv);
+
 static const struct bench_cmd {
     const char *name;
     const char *help;
@@ -863,6 +870,9 @@ static const struct bench_cmd {
     {.name = "stream",
      .help = "10 streams on a local cluster: ingest cost, rows/s per snode core, latency, memory",
      .run = cmd_stream},
+    {.name = "failover",
+     .help = "kill -9 of an snode under load, 10 times: detection, recovery, catch-up p50/max",
+     .run = cmd_failover},
     {.name = "placement",
      .help = "rendezvous placement of 10,000 streams x 256 slots on 100 snodes; join/death moves",
      .run = bench_placement},
