@@ -1,8 +1,8 @@
 /*
  * mcatalog_fixture.h - what the mnode catalog tests (test_mcatalog*.c) share: the injected
  * clock, a catalog in a fresh temporary directory (removed afterwards), running one SQL
- * statement on the catalog, the catalog snapshot a refusal must leave unchanged, and
- * formatted query results.
+ * statement on the catalog, the catalog snapshot a refusal must leave unchanged,
+ * formatted query results, and the cells of a result by column name.
  *
  * Everything is static inline: each test includes only what it uses.
  */
@@ -271,6 +271,51 @@ static inline void check_format(sl_mcatalog *cat, const char *db, const char *sq
     if (strcmp(got, want) != 0)
         fail_msg("sql: %s\n--- got:\n%s--- want:\n%s", sql, got, want);
     free(got);
+}
+
+/* ------------------------------------------------------------ result cells */
+
+/* The index of column name in r; fails the test when r has none. */
+static inline int col_of(const sl_result *r, const char *name)
+{
+    for (int i = 0; i < r->ncols; i++)
+        if (strcmp(r->names[i], name) == 0)
+            return i;
+    fail_msg("no column '%s'", name);
+    return -1;
+}
+
+/* Whether the cell (row, column col) of r is NULL. */
+static inline bool cell_null(const sl_result *r, uint32_t row, const char *col)
+{
+    sl_value v;
+    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
+    return v.is_null;
+}
+
+/* The integer cell (row, column col) of r; fails the test when it is NULL. */
+static inline int64_t cell_i(const sl_result *r, uint32_t row, const char *col)
+{
+    sl_value v;
+    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
+    if (v.is_null)
+        fail_msg("row %u column %s is NULL", row, col);
+    return v.v.i;
+}
+
+/* The text of a cell, NUL terminated, in one of eight rotating static buffers ("NULL" for
+ * NULL). */
+static inline const char *cell_s(const sl_result *r, uint32_t row, const char *col)
+{
+    static char buf[8][1100];
+    static int k;
+    char *b = buf[k++ % 8];
+    sl_value v;
+    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
+    if (v.is_null)
+        return strcpy(b, "NULL");
+    snprintf(b, sizeof(buf[0]), "%.*s", (int)v.v.s.len, v.v.s.ptr);
+    return b;
 }
 
 #endif

@@ -11,65 +11,57 @@
  * that shares no code with the store.
  */
 #define _GNU_SOURCE /* nftw */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
-#include "common/exec/memstore.h"
+#include "memstore_fixture.h"
 #include "test_vstore_util.h"
 
-#define NOW_MS INT64_C(1700000000000)
+/* ================================================================== blocks of (ts, key, v) */
 
-static int64_t fixed_now(void *ud)
+/* An empty block of columns ts TIMESTAMP, k <kt> (VARCHAR(16) when text), v <vt>. */
+static sl_block *key_block(sl_type kt, sl_type vt)
 {
-    (void)ud;
-    return NOW_MS;
+    sl_block *b = sl_block_new();
+    assert_int_equal(sl_block_add_column(b, SL_T_TIMESTAMP, 0), 0);
+    assert_int_equal(sl_block_add_column(b, kt, kt == SL_T_VARCHAR ? 16 : 0), 1);
+    assert_int_equal(sl_block_add_column(b, vt, 0), 2);
+    return b;
+}
+
+/* Appends (ts, key, v) to an INT/BIGINT-keyed block. */
+static void kv_row(sl_block *b, int64_t ts, int64_t key, int64_t v)
+{
+    assert_int_equal(sl_column_append_i64(&b->cols[0], ts), 0);
+    assert_int_equal(sl_column_append_i64(&b->cols[1], key), 0);
+    assert_int_equal(sl_column_append_i64(&b->cols[2], v), 0);
+    sl_block_seal(b);
+}
+
+/* Appends (ts, text key, v) to a VARCHAR-keyed block. */
+static void kv_srow(sl_block *b, int64_t ts, const char *key, int64_t v)
+{
+    assert_int_equal(sl_column_append_i64(&b->cols[0], ts), 0);
+    assert_int_equal(sl_column_append_str(&b->cols[1], key, (uint32_t)strlen(key)), 0);
+    assert_int_equal(sl_column_append_i64(&b->cols[2], v), 0);
+    sl_block_seal(b);
+}
+
+/* Appends (ts, NULL key, v), a row every store must refuse. */
+static void kv_null_key_row(sl_block *b, int64_t ts, int64_t v)
+{
+    assert_int_equal(sl_column_append_i64(&b->cols[0], ts), 0);
+    assert_int_equal(sl_column_append_null(&b->cols[1]), 0);
+    assert_int_equal(sl_column_append_i64(&b->cols[2], v), 0);
+    sl_block_seal(b);
 }
 
 /* ================================================================== the embedded engine */
 
-static sl_memstore *ms_open(void)
+/* A new store with database db in use. */
+static sl_memstore *open_db(void)
 {
-    sl_memstore *ms = NULL;
-    assert_int_equal(sl_memstore_open(&ms, fixed_now, NULL), 0);
+    sl_memstore *ms = open_store();
+    run(ms, "CREATE DATABASE db", 0);
+    run(ms, "USE db", 0);
     return ms;
-}
-
-static void ms_run(sl_memstore *ms, const char *sql, int64_t affected)
-{
-    sl_result r;
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = sl_memstore_exec(ms, sql, &r, &err);
-    if (rc != 0)
-        fail_msg("exec failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-    if (affected >= 0 && r.affected != affected)
-        fail_msg("affected %lld, want %lld\n  sql: %s", (long long)r.affected,
-                 (long long)affected, sql);
-    sl_result_fini(&r);
-}
-
-/* The result of sql rendered by sl_result_format (caller frees). */
-static char *ms_format(sl_memstore *ms, const char *sql)
-{
-    sl_result r;
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = sl_memstore_exec(ms, sql, &r, &err);
-    if (rc != 0)
-        fail_msg("exec failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-    sl_buf b;
-    sl_buf_init(&b);
-    assert_int_equal(sl_result_format(&r, &b), 0);
-    sl_buf_put_u8(&b, 0);
-    sl_result_fini(&r);
-    return (char *)b.data;
 }
 
 /* The rows of sql as "v,v,v;" per row: integers and timestamps as numbers, floats as %g,
@@ -77,11 +69,7 @@ static char *ms_format(sl_memstore *ms, const char *sql)
 static char *ms_rows(sl_memstore *ms, const char *sql)
 {
     sl_result r;
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = sl_memstore_exec(ms, sql, &r, &err);
-    if (rc != 0)
-        fail_msg("exec failed (%d): %s\n  sql: %s", rc, err.msg, sql);
+    exec_ok(ms, sql, &r);
     sl_buf b;
     sl_buf_init(&b);
     for (uint32_t i = 0; i < r.rows.nrows; i++) {
@@ -116,66 +104,32 @@ static void ms_expect(sl_memstore *ms, const char *sql, const char *want)
     free(got);
 }
 
-/* "1:<column of needle in sql>: msg" */
-static const char *at(const char *sql, const char *needle, const char *msg)
-{
-    static char bufs[4][SL_ERROR_MSG_MAX];
-    static int next;
-    const char *p = strstr(sql, needle);
-    if (p == NULL)
-        fail_msg("'%s' not in '%s'", needle, sql);
-    char *out = bufs[next++ % 4];
-    snprintf(out, SL_ERROR_MSG_MAX, "1:%d: %s", (int)(p - sql) + 1, msg);
-    return out;
-}
-
-/* sql fails with code and msg, and the given queries answer the same before and after. */
-static void ms_refused(sl_memstore *ms, const char *sql, int code, const char *msg,
-                       const char *probe)
-{
-    char *before = ms_format(ms, probe);
-    sl_result r;
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = sl_memstore_exec(ms, sql, &r, &err);
-    if (rc != code || strcmp(err.msg, msg) != 0)
-        fail_msg("sql: %s\n  got  %d '%s'\n  want %d '%s'", sql, rc, err.msg, code, msg);
-    sl_result_fini(&r);
-    char *after = ms_format(ms, probe);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
-}
-
 static void test_mem_keys(void **state)
 {
     (void)state;
-    sl_memstore *ms = ms_open();
-    ms_run(ms, "CREATE DATABASE db", 0);
-    ms_run(ms, "USE db", 0);
-    ms_run(ms, "CREATE TABLE t (ts TIMESTAMP, id INT PRIMARY KEY, v DOUBLE)", 0);
+    sl_memstore *ms = open_db();
+    run(ms, "CREATE TABLE t (ts TIMESTAMP, id INT PRIMARY KEY, v DOUBLE)", 0);
     /* Same timestamp, several keys; within one statement the last (ts, key) wins. */
-    ms_run(ms,
-           "INSERT INTO t VALUES (1000, 2, 1.5) (1000, 1, 2.5) (2000, 1, 3.5) (1000, 2, 4.5) "
-           "(1000, -7, 0.5)",
-           5);
+    run(ms,
+        "INSERT INTO t VALUES (1000, 2, 1.5) (1000, 1, 2.5) (2000, 1, 3.5) (1000, 2, 4.5) "
+        "(1000, -7, 0.5)",
+        5);
     /* A later statement replaces (1000, 1) and adds keys before and after. */
-    ms_run(ms, "INSERT INTO t VALUES (1000, 1, 5.5) (500, 3, 6.5) (2000, 0, 7.5)", 3);
+    run(ms, "INSERT INTO t VALUES (1000, 1, 5.5) (500, 3, 6.5) (2000, 0, 7.5)", 3);
     ms_expect(ms, "SELECT ts, id, v FROM t",
               "500,3,6.5;1000,-7,0.5;1000,1,5.5;1000,2,4.5;2000,0,7.5;2000,1,3.5;");
     ms_expect(ms, "SELECT COUNT(*), SUM(v) FROM t WHERE ts = 1000", "3,10.5;");
     /* DESCRIBE and SHOW CREATE name the key. */
-    ms_expect(ms, "DESCRIBE t",
-              "ts,TIMESTAMP,8,;id,INT,4,COMPOSITE KEY;v,DOUBLE,8,;");
-    char *sc = ms_format(ms, "SHOW CREATE TABLE t");
+    ms_expect(ms, "DESCRIBE t", "ts,TIMESTAMP,8,;id,INT,4,COMPOSITE KEY;v,DOUBLE,8,;");
+    char *sc = formatted(ms, "SHOW CREATE TABLE t");
     assert_non_null(
         strstr(sc, "CREATE TABLE `t` (`ts` TIMESTAMP, `id` INT COMPOSITE KEY, `v` DOUBLE)"));
     free(sc);
     /* A time-range delete removes every key of the range. */
-    ms_run(ms, "DELETE FROM t WHERE ts >= 1000 AND ts <= 1000", 3);
+    run(ms, "DELETE FROM t WHERE ts >= 1000 AND ts <= 1000", 3);
     ms_expect(ms, "SELECT ts, id, v FROM t", "500,3,6.5;2000,0,7.5;2000,1,3.5;");
     /* Rows written again after a delete are back. */
-    ms_run(ms, "INSERT INTO t VALUES (1000, 9, 9.5)", 1);
+    run(ms, "INSERT INTO t VALUES (1000, 9, 9.5)", 1);
     ms_expect(ms, "SELECT COUNT(*) FROM t", "4;");
     sl_memstore_close(ms);
 }
@@ -184,20 +138,17 @@ static void test_mem_keys(void **state)
 static void test_mem_varchar_merge(void **state)
 {
     (void)state;
-    sl_memstore *ms = ms_open();
-    ms_run(ms, "CREATE DATABASE db", 0);
-    ms_run(ms, "USE db", 0);
-    ms_run(ms,
-           "CREATE STABLE st (ts TIMESTAMP, k VARCHAR(16) COMPOSITE KEY, c INT) TAGS (g INT)", 0);
-    ms_run(ms, "INSERT INTO d1 USING st TAGS (1) VALUES (10, 'b', 1) (10, 'a', 2) (20, 'a', 3)",
-           3);
+    sl_memstore *ms = open_db();
+    run(ms, "CREATE STABLE st (ts TIMESTAMP, k VARCHAR(16) COMPOSITE KEY, c INT) TAGS (g INT)",
+        0);
+    run(ms, "INSERT INTO d1 USING st TAGS (1) VALUES (10, 'b', 1) (10, 'a', 2) (20, 'a', 3)", 3);
     /* 40 more statements, out of order: key 'k<i % 4>' at ts 10 + 10 * (i % 3), value i;
      * the last write of each (ts, key) is the largest i with that pair. */
     char sql[160];
     for (int i = 0; i < 40; i++) {
         snprintf(sql, sizeof(sql), "INSERT INTO d1 VALUES (%d, 'k%d', %d)", 10 + 10 * (i % 3),
                  i % 4, i);
-        ms_run(ms, sql, 1);
+        run(ms, sql, 1);
     }
     /* (ts, key) pairs: i % 12 decides both (lcm of 3 and 4); the last i of residue r is
      * 36 + r for r < 4 and 24 + r for 4 <= r < 12. ts 10: r in {0, 3, 6, 9} -> keys
@@ -210,17 +161,9 @@ static void test_mem_varchar_merge(void **state)
     ms_expect(ms, "SELECT k, COUNT(*) FROM st GROUP BY k ORDER BY k",
               "a,2;b,1;k0,3;k1,3;k2,3;k3,3;");
     /* Bulk appends: in order they go to the main block, out of order they merge. */
-    sl_block *b = sl_block_new();
-    assert_int_equal(sl_block_add_column(b, SL_T_TIMESTAMP, 0), 0);
-    assert_int_equal(sl_block_add_column(b, SL_T_VARCHAR, 16), 1);
-    assert_int_equal(sl_block_add_column(b, SL_T_INT, 0), 2);
-    assert_int_equal(sl_column_append_i64(&b->cols[0], 30), 0);
-    assert_int_equal(sl_column_append_str(&b->cols[1], "k9", 2), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[2], 100), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[0], 30), 0);
-    assert_int_equal(sl_column_append_str(&b->cols[1], "k0", 2), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[2], 101), 0);
-    sl_block_seal(b);
+    sl_block *b = key_block(SL_T_VARCHAR, SL_T_INT);
+    kv_srow(b, 30, "k9", 100);
+    kv_srow(b, 30, "k0", 101);
     sl_error err;
     sl_error_clear(&err);
     assert_int_equal(sl_memstore_append(ms, "db", "d1", b, &err), 0);
@@ -228,13 +171,8 @@ static void test_mem_varchar_merge(void **state)
               "30,k0,101;30,k1,29;30,k2,38;30,k3,35;30,k9,100;");
     /* A NULL key in a bulk block is refused and nothing of it is stored. */
     sl_block_reset(b);
-    assert_int_equal(sl_column_append_i64(&b->cols[0], 40), 0);
-    assert_int_equal(sl_column_append_str(&b->cols[1], "z", 1), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[2], 1), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[0], 41), 0);
-    assert_int_equal(sl_column_append_null(&b->cols[1]), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[2], 2), 0);
-    sl_block_seal(b);
+    kv_srow(b, 40, "z", 1);
+    kv_null_key_row(b, 41, 2);
     sl_error_clear(&err);
     assert_int_equal(sl_memstore_append(ms, "db", "d1", b, &err), SL_EINVAL);
     assert_string_equal(err.msg, "row 2: the composite key column 'k' cannot be NULL");
@@ -243,52 +181,42 @@ static void test_mem_varchar_merge(void **state)
     sl_memstore_close(ms);
 }
 
+/* The types a composite key may have, as the refusal of any other names them. */
+#define KEY_TYPES "INT, BIGINT, INT UNSIGNED, BIGINT UNSIGNED or VARCHAR/BINARY"
+
 static void test_mem_refusals(void **state)
 {
     (void)state;
-    sl_memstore *ms = ms_open();
-    ms_run(ms, "CREATE DATABASE db", 0);
-    ms_run(ms, "USE db", 0);
-    ms_run(ms, "CREATE TABLE t (ts TIMESTAMP, id BIGINT UNSIGNED PRIMARY KEY, v DOUBLE)", 0);
-    ms_run(ms, "INSERT INTO t VALUES (1000, 1, 1.0)", 1);
+    sl_memstore *ms = open_db();
+    run(ms, "CREATE TABLE t (ts TIMESTAMP, id BIGINT UNSIGNED PRIMARY KEY, v DOUBLE)", 0);
+    run(ms, "INSERT INTO t VALUES (1000, 1, 1.0)", 1);
     const char *probe = "SELECT ts, id, v FROM t";
-    const char *s;
-    /* Only the second column; only INT, BIGINT, their UNSIGNED forms and VARCHAR. */
-    s = "CREATE TABLE r1 (ts TIMESTAMP, a INT, b INT PRIMARY KEY)";
-    ms_refused(ms, s, SL_EINVAL,
-               at(s, "b INT", "COMPOSITE KEY can only mark the second column, 'b' is column 3"),
-               "SHOW TABLES");
-    s = "CREATE TABLE r1 (ts TIMESTAMP COMPOSITE KEY, a INT)";
-    ms_refused(ms, s, SL_EINVAL,
-               at(s, "ts TIMESTAMP",
-                  "COMPOSITE KEY can only mark the second column, 'ts' is column 1"),
-               "SHOW TABLES");
-    s = "CREATE TABLE r1 (ts TIMESTAMP, d DOUBLE COMPOSITE KEY)";
-    ms_refused(ms, s, SL_ETYPE,
-               at(s, "d DOUBLE",
-                  "COMPOSITE KEY column 'd' must be INT, BIGINT, INT UNSIGNED, BIGINT UNSIGNED "
-                  "or VARCHAR/BINARY, not DOUBLE"),
-               "SHOW TABLES");
-    s = "CREATE STABLE r2 (ts TIMESTAMP, n NCHAR(8) COMPOSITE KEY) TAGS (g INT)";
-    ms_refused(ms, s, SL_ETYPE,
-               at(s, "n NCHAR",
-                  "COMPOSITE KEY column 'n' must be INT, BIGINT, INT UNSIGNED, BIGINT UNSIGNED "
-                  "or VARCHAR/BINARY, not NCHAR"),
-               "SHOW STABLES");
-    s = "CREATE TABLE r1 (ts TIMESTAMP, s SMALLINT PRIMARY KEY)";
-    ms_refused(ms, s, SL_ETYPE,
-               at(s, "s SMALLINT",
-                  "COMPOSITE KEY column 's' must be INT, BIGINT, INT UNSIGNED, BIGINT UNSIGNED "
-                  "or VARCHAR/BINARY, not SMALLINT"),
-               "SHOW TABLES");
-    /* A NULL key refuses the whole statement: the good rows before it are not written. */
-    s = "INSERT INTO t VALUES (2000, 2, 2.0) (3000, NULL, 3.0)";
-    ms_refused(ms, s, SL_EINVAL, at(s, "NULL", "the composite key column 'id' cannot be NULL"),
-               probe);
-    s = "INSERT INTO t (ts, v) VALUES (2000, 2.0)";
-    ms_refused(ms, s, SL_EINVAL,
-               at(s, "ts, v", "the column list must include the composite key column 'id'"),
-               probe);
+    /* Each sql is refused with code and msg at needle; probe answers the same after. */
+    const struct {
+        const char *sql, *needle;
+        int code;
+        const char *msg, *probe;
+    } cases[] = {
+        /* Only the second column; only INT, BIGINT, their UNSIGNED forms and VARCHAR. */
+        {"CREATE TABLE r1 (ts TIMESTAMP, a INT, b INT PRIMARY KEY)", "b INT", SL_EINVAL,
+         "COMPOSITE KEY can only mark the second column, 'b' is column 3", "SHOW TABLES"},
+        {"CREATE TABLE r1 (ts TIMESTAMP COMPOSITE KEY, a INT)", "ts TIMESTAMP", SL_EINVAL,
+         "COMPOSITE KEY can only mark the second column, 'ts' is column 1", "SHOW TABLES"},
+        {"CREATE TABLE r1 (ts TIMESTAMP, d DOUBLE COMPOSITE KEY)", "d DOUBLE", SL_ETYPE,
+         "COMPOSITE KEY column 'd' must be " KEY_TYPES ", not DOUBLE", "SHOW TABLES"},
+        {"CREATE STABLE r2 (ts TIMESTAMP, n NCHAR(8) COMPOSITE KEY) TAGS (g INT)", "n NCHAR",
+         SL_ETYPE, "COMPOSITE KEY column 'n' must be " KEY_TYPES ", not NCHAR", "SHOW STABLES"},
+        {"CREATE TABLE r1 (ts TIMESTAMP, s SMALLINT PRIMARY KEY)", "s SMALLINT", SL_ETYPE,
+         "COMPOSITE KEY column 's' must be " KEY_TYPES ", not SMALLINT", "SHOW TABLES"},
+        /* A NULL key refuses the whole statement: the good rows before it are not written. */
+        {"INSERT INTO t VALUES (2000, 2, 2.0) (3000, NULL, 3.0)", "NULL", SL_EINVAL,
+         "the composite key column 'id' cannot be NULL", probe},
+        {"INSERT INTO t (ts, v) VALUES (2000, 2.0)", "ts, v", SL_EINVAL,
+         "the column list must include the composite key column 'id'", probe},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        expect_refused(ms, cases[i].sql, cases[i].code,
+                       at(cases[i].sql, cases[i].needle, cases[i].msg), cases[i].probe);
     ms_expect(ms, probe, "1000,1,1;");
     sl_memstore_close(ms);
 }
@@ -314,31 +242,10 @@ static void put_keyed(sl_vstore *vs, uint64_t uid, const char *name, sl_type kt)
         fail_msg("put_table %llu: %s", (unsigned long long)uid, err.msg);
 }
 
+/* An empty block for table kv (v BIGINT). */
 static sl_block *kv_block(sl_type kt)
 {
-    sl_block *b = sl_block_new();
-    assert_int_equal(sl_block_add_column(b, SL_T_TIMESTAMP, 0), 0);
-    assert_int_equal(sl_block_add_column(b, kt, kt == SL_T_VARCHAR ? 16 : 0), 1);
-    assert_int_equal(sl_block_add_column(b, SL_T_BIGINT, 0), 2);
-    return b;
-}
-
-/* Appends (ts, key, v) to an INT/BIGINT-keyed block. */
-static void kv_row(sl_block *b, int64_t ts, int64_t key, int64_t v)
-{
-    assert_int_equal(sl_column_append_i64(&b->cols[0], ts), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[1], key), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[2], v), 0);
-    sl_block_seal(b);
-}
-
-/* Appends (ts, text key, v) to a VARCHAR-keyed block. */
-static void kv_srow(sl_block *b, int64_t ts, const char *key, int64_t v)
-{
-    assert_int_equal(sl_column_append_i64(&b->cols[0], ts), 0);
-    assert_int_equal(sl_column_append_str(&b->cols[1], key, (uint32_t)strlen(key)), 0);
-    assert_int_equal(sl_column_append_i64(&b->cols[2], v), 0);
-    sl_block_seal(b);
+    return key_block(kt, SL_T_BIGINT);
 }
 
 /* Every row of uid over [lo, hi] as one block (order as delivered). */

@@ -19,47 +19,7 @@ typedef struct fixture {
     MCF_HEAD;
 } fixture;
 
-/* ------------------------------------------------------------ result cells */
-
-static int col_of(const sl_result *r, const char *name)
-{
-    for (int i = 0; i < r->ncols; i++)
-        if (strcmp(r->names[i], name) == 0)
-            return i;
-    fail_msg("no column '%s'", name);
-    return -1;
-}
-
-static bool cell_null(const sl_result *r, uint32_t row, const char *col)
-{
-    sl_value v;
-    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
-    return v.is_null;
-}
-
-static int64_t cell_i(const sl_result *r, uint32_t row, const char *col)
-{
-    sl_value v;
-    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
-    if (v.is_null)
-        fail_msg("row %u column %s is NULL", row, col);
-    return v.v.i;
-}
-
-/* The text of a cell in a rotating static buffer ("NULL" for NULL). */
-static const char *cell_s(const sl_result *r, uint32_t row, const char *col)
-{
-    static char buf[8][1100];
-    static int k;
-    char *b = buf[k++ % 8];
-    sl_value v;
-    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
-    if (v.is_null)
-        return strcpy(b, "NULL");
-    snprintf(b, sizeof(buf[0]), "%.*s", (int)v.v.s.len, v.v.s.ptr);
-    return b;
-}
-
+/* The number of rows sql answers. */
 static uint32_t nrows(sl_mcatalog *cat, const char *db, const char *sql)
 {
     sl_result r;
@@ -127,24 +87,23 @@ static void place(fixture *f)
 
 /* ------------------------------------------------------------ SHOW VNODES ON DNODE */
 
+/* The head of SHOW VNODES ON DNODE and SHOW VGROUPS output. */
+#define VGROUPS_HEAD                                                                       \
+    " vgroup_id | db_name | vgroup_index | vnode_id |   endpoint    | status | tables\n"     \
+    "-----------+---------+--------------+----------+---------------+--------+--------\n"
+
 static void test_show_vnodes_on_dnode(void **state)
 {
     fixture *f = *state;
     check_format(f->cat, NULL, "SHOW VNODES ON DNODE 2",
-                 " vgroup_id | db_name | vgroup_index | vnode_id |   endpoint    | status |"
-                 " tables\n"
-                 "-----------+---------+--------------+----------+---------------+--------+"
-                 "--------\n"
+                 VGROUPS_HEAD
                  "         2 | power   |            1 |        2 | 10.0.0.2:6100 | alive  |"
                  "      0\n"
                  "         4 | power   |            3 |        2 | 10.0.0.2:6100 | alive  |"
                  "      0\n"
                  "(2 rows)\n");
     check_format(f->cat, "power", "show vnodes on dnode 1",
-                 " vgroup_id | db_name | vgroup_index | vnode_id |   endpoint    | status |"
-                 " tables\n"
-                 "-----------+---------+--------------+----------+---------------+--------+"
-                 "--------\n"
+                 VGROUPS_HEAD
                  "         1 | power   |            0 |        1 | 10.0.0.1:6100 | alive  |"
                  "      0\n"
                  "         3 | power   |            2 |        1 | 10.0.0.1:6100 | alive  |"
@@ -209,10 +168,7 @@ static void test_show_vgroups(void **state)
 {
     fixture *f = *state;
     check_format(f->cat, NULL, "SHOW other.VGROUPS",
-                 " vgroup_id | db_name | vgroup_index | vnode_id |   endpoint    | status |"
-                 " tables\n"
-                 "-----------+---------+--------------+----------+---------------+--------+"
-                 "--------\n"
+                 VGROUPS_HEAD
                  "         5 | other   |            0 |        1 | 10.0.0.1:6100 | alive  |"
                  "      0\n"
                  "(1 row)\n");
@@ -325,6 +281,23 @@ static uint64_t stream_id(fixture *f, const char *name)
     return id;
 }
 
+/*
+ * sweep_dead(f, spare_a, spare_b, now), then streams placed again; SHOW STREAMS of power
+ * then in *r (caller finishes it), each of its 4 streams checked to be owned by `snodes`
+ * snodes in one run (one task).
+ */
+static void sweep_and_show(fixture *f, uint32_t spare_a, uint32_t spare_b, int64_t now,
+                           int64_t snodes, sl_result *r)
+{
+    sweep_dead(f, spare_a, spare_b, now);
+    place(f);
+    query_db(f->cat, "power", "SHOW STREAMS", r);
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_int_equal(cell_i(r, i, "snodes"), snodes);
+        assert_int_equal(cell_i(r, i, "tasks"), 1);
+    }
+}
+
 static void test_streams_placement_columns(void **state)
 {
     fixture *f = *state;
@@ -431,25 +404,15 @@ static void test_streams_placement_columns(void **state)
     sl_result_fini(&r);
 
     /* snode 4 dies: everything moves to 3, one run per stream, only 3's reports count. */
-    sweep_dead(f, 4, 0, T0 + 5000);
-    place(f);
-    query_db(f->cat, "power", "SHOW STREAMS", &r);
-    for (uint32_t i = 0; i < 4; i++) {
-        assert_int_equal(cell_i(&r, i, "snodes"), 1);
-        assert_int_equal(cell_i(&r, i, "tasks"), 1);
-    }
+    sweep_and_show(f, 4, 0, T0 + 5000, 1, &r);
     assert_int_equal(cell_i(&r, 0, "max_lag_ms"), 1500);
     assert_string_equal(cell_s(&r, 0, "error"), "boom");
     assert_int_equal(cell_i(&r, 1, "max_lag_ms"), 20);
     sl_result_fini(&r);
 
     /* No snode alive: unowned, nothing reported. */
-    sweep_dead(f, 3, 4, T0 + 10000);
-    place(f);
-    query_db(f->cat, "power", "SHOW STREAMS", &r);
+    sweep_and_show(f, 3, 4, T0 + 10000, 0, &r);
     for (uint32_t i = 0; i < 4; i++) {
-        assert_int_equal(cell_i(&r, i, "snodes"), 0);
-        assert_int_equal(cell_i(&r, i, "tasks"), 1);
         assert_true(cell_null(&r, i, "max_lag_ms"));
         assert_true(cell_null(&r, i, "error"));
     }

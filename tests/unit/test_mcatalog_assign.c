@@ -51,47 +51,6 @@ typedef struct fixture {
     snode_model rep[MAXSNODES];
 } fixture;
 
-/* ------------------------------------------------------------ result cells */
-
-static int col_of(const sl_result *r, const char *name)
-{
-    for (int i = 0; i < r->ncols; i++)
-        if (strcmp(r->names[i], name) == 0)
-            return i;
-    fail_msg("no column '%s'", name);
-    return -1;
-}
-
-static bool cell_null(const sl_result *r, uint32_t row, const char *col)
-{
-    sl_value v;
-    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
-    return v.is_null;
-}
-
-static int64_t cell_i(const sl_result *r, uint32_t row, const char *col)
-{
-    sl_value v;
-    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
-    if (v.is_null)
-        fail_msg("row %u column %s is NULL", row, col);
-    return v.v.i;
-}
-
-/* The text of a cell, NUL terminated, in a static buffer ("NULL" for NULL). */
-static const char *cell_s(const sl_result *r, uint32_t row, const char *col)
-{
-    static char buf[8][1100];
-    static int k;
-    char *b = buf[k++ % 8];
-    sl_value v;
-    sl_column_get(&r->rows.cols[col_of(r, col)], row, &v);
-    if (v.is_null)
-        return strcpy(b, "NULL");
-    snprintf(b, sizeof(buf[0]), "%.*s", (int)v.v.s.len, v.v.s.ptr);
-    return b;
-}
-
 /* ------------------------------------------------------------ placement, brute force */
 
 typedef struct pstream {

@@ -8,159 +8,19 @@
  * same before and after. Expected values are computed by hand from the rows inserted
  * (epoch values with Python's datetime in UTC), never by running the store.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "memstore_fixture.h"
 
-#include <cmocka.h>
-
-#include "common/exec/memstore.h"
-
-/* The injected clock: 2023-11-14 22:13:20 UTC. */
-#define NOW_MS INT64_C(1700000000000)
 /* 2024-01-01 00:00:00 UTC in milliseconds. */
 #define T0 INT64_C(1704067200000)
 
-static int64_t fixed_now(void *ud)
-{
-    (void)ud;
-    return NOW_MS;
-}
-
 /* ------------------------------------------------------------ helpers */
-
-static sl_memstore *open_store(void)
-{
-    sl_memstore *ms = NULL;
-    assert_int_equal(sl_memstore_open(&ms, fixed_now, NULL), 0);
-    assert_non_null(ms);
-    return ms;
-}
-
-static void exec_ok(sl_memstore *ms, const char *sql, sl_result *res)
-{
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = sl_memstore_exec(ms, sql, res, &err);
-    if (rc != 0)
-        fail_msg("exec failed (%d): %s\n  sql: %s", rc, err.msg, sql);
-}
-
-/* Runs sql and checks the affected count; frees the result. */
-static void run(sl_memstore *ms, const char *sql, int64_t affected)
-{
-    sl_result r;
-    exec_ok(ms, sql, &r);
-    if (r.affected != affected)
-        fail_msg("affected %lld, want %lld\n  sql: %s", (long long)r.affected, (long long)affected,
-                 sql);
-    sl_result_fini(&r);
-}
-
-static void append_formatted(sl_memstore *ms, const char *sql, sl_buf *b)
-{
-    sl_result r;
-    exec_ok(ms, sql, &r);
-    sl_buf_printf(b, "%s\n", sql);
-    assert_int_equal(sl_result_format(&r, b), 0);
-    sl_result_fini(&r);
-}
-
-static char *col_str(const sl_result *r, int col, uint32_t row)
-{
-    uint32_t len;
-    const char *p = sl_column_get_str(&r->rows.cols[col], row, &len);
-    char *s = malloc(len + 1);
-    memcpy(s, p, len);
-    s[len] = '\0';
-    return s;
-}
-
-/*
- * A rendering of everything the store holds: databases, and per database its super
- * tables and tables with their schemas and rows.
- */
-static char *snapshot(sl_memstore *ms)
-{
-    sl_buf b;
-    sl_buf_init(&b);
-    sl_result dbs;
-    exec_ok(ms, "SHOW DATABASES", &dbs);
-    assert_int_equal(sl_result_format(&dbs, &b), 0);
-    char sql[512];
-    for (uint32_t i = 0; i < dbs.rows.nrows; i++) {
-        char *db = col_str(&dbs, 0, i);
-        sl_result tabs;
-        snprintf(sql, sizeof(sql), "SHOW %s.STABLES", db);
-        append_formatted(ms, sql, &b);
-        snprintf(sql, sizeof(sql), "SHOW %s.TABLES", db);
-        append_formatted(ms, sql, &b);
-        exec_ok(ms, sql, &tabs);
-        for (uint32_t k = 0; k < tabs.rows.nrows; k++) {
-            char *t = col_str(&tabs, 0, k);
-            snprintf(sql, sizeof(sql), "DESCRIBE %s.%s", db, t);
-            append_formatted(ms, sql, &b);
-            snprintf(sql, sizeof(sql), "SELECT * FROM %s.%s", db, t);
-            append_formatted(ms, sql, &b);
-            free(t);
-        }
-        sl_result_fini(&tabs);
-        free(db);
-    }
-    sl_result_fini(&dbs);
-    sl_buf_put_u8(&b, 0);
-    return (char *)b.data;
-}
-
-/* "1:<col>: msg" where col is where needle starts in the single-line sql. */
-static const char *at(const char *sql, const char *needle, const char *msg)
-{
-    static char bufs[4][SL_ERROR_MSG_MAX];
-    static int next;
-    const char *p = strstr(sql, needle);
-    if (p == NULL)
-        fail_msg("'%s' not in '%s'", needle, sql);
-    char *out = bufs[next++ % 4];
-    snprintf(out, SL_ERROR_MSG_MAX, "1:%d: %s", (int)(p - sql) + 1, msg);
-    return out;
-}
-
-/* Checks that sql fails with code and exactly msg, and that the store did not change. */
-static void expect_err(sl_memstore *ms, const char *sql, int code, const char *msg)
-{
-    char *before = snapshot(ms);
-    sl_result r;
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = sl_memstore_exec(ms, sql, &r, &err);
-    if (rc != code || strcmp(err.msg, msg) != 0)
-        fail_msg("sql: %s\n  got  %d '%s'\n  want %d '%s'", sql, rc, err.msg, code, msg);
-    assert_int_equal(err.code, code);
-    assert_int_equal(r.ncols, 0);
-    assert_int_equal(r.rows.nrows, 0);
-    sl_result_fini(&r);
-    char *after = snapshot(ms);
-    assert_string_equal(before, after);
-    free(before);
-    free(after);
-}
 
 static void check_format(sl_memstore *ms, const char *sql, const char *want)
 {
-    sl_result r;
-    exec_ok(ms, sql, &r);
-    sl_buf b;
-    sl_buf_init(&b);
-    assert_int_equal(sl_result_format(&r, &b), 0);
-    sl_buf_put_u8(&b, 0);
-    if (strcmp((const char *)b.data, want) != 0)
-        fail_msg("sql: %s\n--- got:\n%s--- want:\n%s", sql, (const char *)b.data, want);
-    sl_buf_fini(&b);
-    sl_result_fini(&r);
+    char *got = formatted(ms, sql);
+    if (strcmp(got, want) != 0)
+        fail_msg("sql: %s\n--- got:\n%s--- want:\n%s", sql, got, want);
+    free(got);
 }
 
 static const char *METERS =
