@@ -80,6 +80,13 @@ static void on_sweep(uv_timer_t *t)
     uint32_t dead[16];
     size_t ndead = 0;
     sl_error err = {0};
+    /* A restarted mnode gives every node one timeout to heartbeat again: the last-seen
+     * times it loaded are from before its restart, and sweeping on them would declare the
+     * whole cluster dead (and move every stream) after any mnode outage longer than it. */
+    if (sl__md_now_ms() - md->md_started_ms <= md->md_node_timeout) {
+        sl__md_place(md);
+        return;
+    }
     int rc = sl_mcatalog_node_sweep(md->md_cat, sl__md_now_ms(), md->md_node_timeout, dead, 16,
                                     &ndead, &err);
     if (rc < 0)
@@ -187,6 +194,7 @@ int main(int argc, char **argv)
     uv_signal_start(&sd.sigint, on_signal, SIGINT);
     uv_timer_init(md.md_loop, &sd.sweep);
     sd.sweep.data = &md;
+    md.md_started_ms = sl__md_now_ms();
     uv_timer_start(&sd.sweep, on_sweep, (uint64_t)o.sweep_ms, (uint64_t)o.sweep_ms);
     sl_log(SL_LOG_INFO, "mnode", "listening url=tcp://%s:%d data=%s", o.host,
            sl_rpc_server_port(md.md_srv), o.data);

@@ -33,6 +33,7 @@ typedef struct sl_mdaemon {
     sl_rpc_server *md_srv;    /* owned */
     uint64_t md_version;      /* catalog version: changes with every committed DDL */
     int64_t md_node_timeout;  /* ms without heartbeat before a node is marked dead */
+    int64_t md_started_ms;    /* wall clock when this run started (sweep grace period) */
     /* Table changes since md_floor, ascending by version: a vnode whose copy is at least
      * md_floor gets only the changes after it (MNODE_VGROUP_TABLES), else the full list. */
     md_jentry *md_journal;

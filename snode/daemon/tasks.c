@@ -58,26 +58,36 @@ void sl__sn_tasks_reconcile(sl_sdaemon *sd)
     for (int i = sd->sd_ntasks - 1; i >= 0; i--) {
         sl_stask *t = sd->sd_tasks[i];
         const sn_stream *s = find_stream(as, sl_stask_stream_id(t));
-        bool keep = s != NULL && s->running && s->nowned > 0 && s->cs != NULL &&
+        /* A task that may have been deposed meanwhile - fenced by the mnode or a vnode, or
+         * this snode skipped an epoch (frozen, cut off: its slots may have run elsewhere
+         * in between) - holds state others may have moved past: it stops without a last
+         * checkpoint and a new task restores the newest ones. */
+        sl_stask_status st;
+        sl_stask_get_status(t, &st);
+        bool deposed = st.fenced || as->epoch > st.epoch + 1;
+        bool keep = !deposed && s != NULL && s->running && s->nowned > 0 && s->cs != NULL &&
                     sl_stask_same_slots(t, as->nslots, s->slots);
         if (keep) {
             sl_stask_set_epoch(t, as->epoch);
             continue;
         }
-        sl_log(SL_LOG_INFO, "snode", "stopping stream %s.%s (epoch=%" PRIu64 ")", sl_stask_db(t),
-               sl_stask_name(t), as->epoch);
+        sl_log(SL_LOG_INFO, "snode", "stopping stream %s.%s (epoch=%" PRIu64 "%s)",
+               sl_stask_db(t), sl_stask_name(t), as->epoch,
+               deposed ? ", deposed: no last checkpoint" : "");
         /* Its last checkpoint carries the new epoch: the slots it keeps are accepted, the
          * ones that moved are refused (their new owners restore the previous one). */
-        if (s != NULL)
+        if (s != NULL && !deposed)
             sl_stask_set_epoch(t, as->epoch);
-        sl_stask_signal_stop(t, true);
+        sl_stask_signal_stop(t, !deposed);
         /* Move it to the end of the array, past the tasks that stay. */
         sd->sd_tasks[i] = sd->sd_tasks[sd->sd_ntasks - 1 - nstop];
         sd->sd_tasks[sd->sd_ntasks - 1 - nstop] = t;
         nstop++;
     }
-    for (int k = 0; k < nstop; k++)
-        sl_stask_stop(sd->sd_tasks[--sd->sd_ntasks], true);
+    for (int k = 0; k < nstop; k++) {
+        sl_stask *t = sd->sd_tasks[--sd->sd_ntasks];
+        sl_stask_stop(t, sl_stask_final_checkpoint(t));
+    }
     /* Start what runs here and has no task. */
     char host[256];
     int port = 0;

@@ -91,6 +91,18 @@ static void clear_error(sl_stask *t)
     pthread_mutex_unlock(&t->mu);
 }
 
+/* A read of vgroup vg succeeded: an error its earlier failed read recorded is over (a vnode
+ * restarted, a connection came back); other errors stay. */
+static void clear_read_error(sl_stask *t, uint32_t vg)
+{
+    char prefix[48];
+    snprintf(prefix, sizeof(prefix), "reading vgroup %u: ", vg);
+    pthread_mutex_lock(&t->mu);
+    if (strncmp(t->st.error, prefix, strlen(prefix)) == 0)
+        t->st.error[0] = '\0';
+    pthread_mutex_unlock(&t->mu);
+}
+
 /* ---------------------------------------------------------------- group contexts */
 
 /* Remembers (or updates) the context of group id: its table and encoded keys. */
@@ -880,7 +892,7 @@ static void feed_rollup(sl_stask *t, int vgi, const Sluice__Change *c)
     const char *path = pv.v.s.ptr;
     sl_trig_sink sink = {.emit = sink_emit, .ud = t};
     bool fed = false;
-    for (int i = 0; i < np && !atomic_load(&t->stop); i++) {
+    for (int i = 0; i < np; i++) { /* every prefix group: a change is fed whole */
         uint64_t gid = sl_rollup_group_id(t->rollup_type, path, ends[i]);
         uint32_t slot = (uint32_t)(gid % t->cfg.nslots);
         if (!owns(t, slot) ||
@@ -1026,11 +1038,14 @@ static int read_vgroup(sl_stask *t, int i, int wait_ms)
         if (r == NULL) {
             rc = sl_error_set(&err, SL_ECORRUPT, 0, 0, "malformed ChangesReply");
         } else {
+            clear_read_error(t, t->vg_ids[i]);
             if (r->first_retained_version > t->cursor[i] + 1)
                 sl__st_error(t, "vgroup %u dropped change-log entries %" PRIu64 "..%" PRIu64
                              " before this stream read them",
                              t->vg_ids[i], t->cursor[i] + 1, r->first_retained_version - 1);
-            for (size_t k = 0; k < r->n_changes && !atomic_load(&t->stop); k++)
+            /* Every change of the reply, also when asked to stop: the cursor moves past
+             * all of them, and a final checkpoint must not cover a change not fed. */
+            for (size_t k = 0; k < r->n_changes; k++)
                 feed_change(t, i, r->changes[k]);
             nch = (int)r->n_changes;
             if (r->last_version > t->cursor[i])
@@ -1717,6 +1732,16 @@ void sl_stask_set_epoch(sl_stask *t, uint64_t epoch)
     t->st.fenced = false;
     pthread_mutex_unlock(&t->mu);
     /* The run connection's epoch is read by the thread at its next write. */
+}
+
+bool sl_stask_stopping(const sl_stask *t)
+{
+    return atomic_load(&((sl_stask *)t)->stop);
+}
+
+bool sl_stask_final_checkpoint(const sl_stask *t)
+{
+    return atomic_load(&((sl_stask *)t)->final_ckpt);
 }
 
 void sl_stask_signal_stop(sl_stask *t, bool checkpoint)

@@ -117,6 +117,13 @@ const char *sl_stask_name(const sl_stask *t);
 const char *sl_stask_db(const sl_stask *t);
 bool sl_stask_same_slots(const sl_stask *t, uint32_t nslots, const uint8_t *slots);
 
+/* Whether the task was asked to stop (any thread). Its last events come while the daemon's
+ * loop thread joins it: an event hook must not wait for that loop then. */
+bool sl_stask_stopping(const sl_stask *t);
+
+/* Whether the stop asked for (sl_stask_signal_stop) writes a last checkpoint. */
+bool sl_stask_final_checkpoint(const sl_stask *t);
+
 /* The stream's parsed CREATE STREAM, for the event hook (called on the task's thread);
  * NULL before the task is set up. */
 const sl_create_stream *sl_stask_stream(const sl_stask *t);

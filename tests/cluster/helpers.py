@@ -324,3 +324,64 @@ def receiving(port):
     finally:
         recv.stop()
         recv.close()
+
+
+# ------------------------------------------------------------------------------ placement
+
+def stream_owners(sql, db):
+    """{(stream name, slot): (snode endpoint, task status)} of db's streams from
+    ins_stream_tasks."""
+    out = {}
+    for t in sql.dicts("SELECT * FROM information_schema.ins_stream_tasks"):
+        if t["db_name"] == db:
+            for s in range(int(t["slot_start"]), int(t["slot_end"]) + 1):
+                out[(t["stream_name"], s)] = (t["snode_endpoint"], t["status"])
+    return out
+
+
+def placed_on(sql, db, alive, nstreams, slots=256):
+    """Why db's streams do not all run on the snodes at `alive` endpoints yet ('' when they
+    do): every (stream, slot) pair listed once, 'running' on one of them, and every alive
+    snode acting on the newest epoch."""
+    own = stream_owners(sql, db)
+    if len(own) != nstreams * slots:
+        return f"{len(own)} pairs listed, expected {nstreams * slots}"
+    bad = {o for o in own.values() if o[0] not in alive or o[1] != "running"}
+    if bad:
+        return f"pairs on {sorted(bad)[:4]}"
+    nodes = sql.dicts("SELECT endpoint, status, epoch FROM information_schema.ins_snodes")
+    epoch = max(int(t["epoch"]) for t in sql.dicts(
+        "SELECT epoch FROM information_schema.ins_stream_tasks"))
+    lag = [n for n in nodes if n["endpoint"] in alive and
+           (n["status"] != "alive" or int(n["epoch"]) != epoch)]
+    return f"snodes not alive at epoch {epoch}: {lag}" if lag else ""
+
+
+def wait_placed(sql, db, alive, nstreams, timeout):
+    """Waits until placed_on() holds; returns the owners then."""
+    why = [""]
+
+    def ok():
+        try:
+            why[0] = placed_on(sql, db, set(alive), nstreams)
+        except AssertionError as e:  # the mnode is restarting
+            why[0] = str(e)
+        return why[0] == ""
+    wait_for(ok, timeout, lambda: f"streams of {db} not placed on {sorted(alive)}: {why[0]}",
+             interval=0.2)
+    return {k: o for k, (o, _) in stream_owners(sql, db).items()}
+
+
+def snode_status(c, addr):
+    """SNODE_STATUS of the snode at addr as a dict (None when it does not answer)."""
+    r = c.rpc("snode-status", addr, check=False, timeout=20)
+    return json.loads(r.stdout) if r.returncode == 0 else None
+
+
+def log_count(c, name, pat):
+    """How often the log of process `name` (mnode, vnode0, snode1, ...) holds pat."""
+    try:
+        with open(os.path.join(c.root, f"{name}.log"), errors="replace") as f:
+            return f.read().count(pat)
+    except FileNotFoundError:
+        return 0
