@@ -556,8 +556,14 @@ static int group_subtable(sl_stask *t, run_ctx *c, const char **name, sl_error *
     }
     if (rc == 0)
         rc = sl_buf_printf(&sql, ")");
+    /* On the DDL connection: a CREATE drops the metadata cache of the connection it is
+     * sent on, and t->run's cache (the trigger table's child tables, the output tables)
+     * serves every computation and write. The names are qualified, the tag values
+     * literals: no current database is needed. */
+    sl_conn *ddl = t->ddl != NULL ? t->ddl : t->run;
+    sl_conn_set_epoch(ddl, atomic_load(&t->epoch)); /* fenced like the writes */
     if (rc == 0)
-        rc = run_sql(t, (const char *)sql.data, &r, err);
+        rc = sl_query(ddl, (const char *)sql.data, &r, err);
     sl_result_fini(&r);
     sl_buf_fini(&sql);
     if (rc == 0 && remember_subtable(t, t->grp.id, sub) < 0)

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <uv.h>
+
 #include "common/sql/unparse.h"
 #include "common/types/rollup.h"
 #include "common/util/log.h"
@@ -205,13 +207,38 @@ static void gctx_load(sl_stask *t, uint64_t id)
     t->grp.id = id;
     uint32_t idx;
     bool added = false;
-    /* A lookup only: an absent id is added and left without an entry (idx >= ngctx). */
-    if (sl_keymap_get_or_add(&t->gmap, &id, sizeof(id), &idx, &added) < 0 || idx >= t->ngctx)
+    /* The map has no lookup without adding: an absent id gets an empty entry, so the
+     * map's ids stay the indexes of gctx (an id left without an entry made the next
+     * gctx_put fail - "out of memory remembering group" - or land on another group's
+     * entry). An event of a group without rows so far (PERIOD's group 0) comes here. */
+    if (sl_keymap_get_or_add(&t->gmap, &id, sizeof(id), &idx, &added) < 0)
+        return;
+    if (added) {
+        if (t->ngctx == t->capgctx) {
+            size_t cap = t->capgctx ? t->capgctx * 2 : 64;
+            st_gctx *p = realloc(t->gctx, cap * sizeof(*p));
+            if (p == NULL)
+                return; /* the id stays mapped to a missing entry: gctx_put reports it */
+            t->gctx = p;
+            t->capgctx = cap;
+        }
+        t->gctx[t->ngctx++] = (st_gctx){.id = id};
+    }
+    if (idx >= t->ngctx)
         return;
     const st_gctx *g = &t->gctx[idx];
     if (g->table != NULL)
         snprintf(t->grp.table, sizeof(t->grp.table), "%s", g->table);
     decode_keys(t, g->key, g->keylen);
+}
+
+/* The slot whose checkpoint holds the context of group id: the group's slot, and for an
+ * ungrouped stream's group 0 (engine_gid) the slot of the vnode's id for no keys. */
+static uint32_t gctx_slot(const sl_stask *t, uint64_t id)
+{
+    if (t->nkeys == 0 && !t->rollup)
+        id = sl_group_id(NULL, 0);
+    return (uint32_t)(id % t->cfg.nslots);
 }
 
 static void gctx_free(sl_stask *t)
@@ -328,12 +355,12 @@ static int ckpt_encode(sl_stask *t, uint32_t slot, sl_buf *out, sl_error *err)
     /* The slot's group contexts. */
     uint32_t ng = 0;
     for (size_t i = 0; i < t->ngctx; i++)
-        ng += t->gctx[i].id % t->cfg.nslots == slot;
+        ng += gctx_slot(t, t->gctx[i].id) == slot;
     if (rc == 0 && sl_buf_put_u32(out, ng) < 0)
         rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     for (size_t i = 0; rc == 0 && i < t->ngctx; i++) {
         const st_gctx *g = &t->gctx[i];
-        if (g->id % t->cfg.nslots != slot)
+        if (gctx_slot(t, g->id) != slot)
             continue;
         const char *tb = g->table ? g->table : "";
         uint32_t tl = (uint32_t)strlen(tb);
@@ -542,6 +569,8 @@ static int setup(sl_stask *t, sl_error *err)
     int rc = sl_connect(t->c_host, t->cfg.mnode_port, &t->meta, err);
     if (rc == 0)
         rc = sl_connect(t->c_host, t->cfg.mnode_port, &t->run, err);
+    if (rc == 0)
+        rc = sl_connect(t->c_host, t->cfg.mnode_port, &t->ddl, err);
     if (rc < 0)
         return rc;
     sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
@@ -714,6 +743,19 @@ static sl_trig *engine(sl_stask *t, uint32_t slot, sl_error *err)
     return t->eng[slot];
 }
 
+/*
+ * The engine's id of the group whose rows the vnode delivered under `gid`. Without
+ * PARTITION BY / ROLLUP BY the vnode's ChangesFilter (and the history read) give every
+ * row sl_group_id over zero keys, which also picks the slot; the engine, though, has one
+ * group with id 0 from the start (docs/triggers.md rule 9, def->single_group). Feeding the
+ * rows under the vnode's id made a second group next to 0: two groups per ungrouped
+ * stream (ins_snodes.groups one too high) and two ON_TIMEs per PERIOD point.
+ */
+static uint64_t engine_gid(const sl_stask *t, uint64_t gid)
+{
+    return t->nkeys == 0 && !t->rollup ? 0 : gid;
+}
+
 void sl__st_group_path(sl_stask *t, const char *table, const char *path, uint32_t len)
 {
     st_group *g = &t->grp;
@@ -834,7 +876,7 @@ static void set_group_rows(sl_stask *t, uint64_t gid, const char *table, const s
 /* Fills t->grp for the rows of one change entry. */
 static void set_group(sl_stask *t, const Sluice__Change *c, const sl_block *b)
 {
-    set_group_rows(t, c->group_id, c->table_name ? c->table_name : "", b);
+    set_group_rows(t, engine_gid(t, c->group_id), c->table_name ? c->table_name : "", b);
 }
 
 static int64_t to_ms(sl_precision p, int64_t ts)
@@ -950,7 +992,7 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
     t->dirty[slot] = true;
     if (c->kind == 2) { /* delete range */
         set_group(t, c, NULL);
-        if (sl_trig_delete_range(e, c->group_id, c->ts_lo, c->ts_hi, &sink, &err) < 0)
+        if (sl_trig_delete_range(e, t->grp.id, c->ts_lo, c->ts_hi, &sink, &err) < 0)
             sl__st_error(t, "delete: %s", err.msg);
         return;
     }
@@ -986,7 +1028,7 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
         sl_block view = b;
         view.ncols = b.ncols - 1;
         set_group(t, c, &view);
-        sl_trig_input in = {.group_id = c->group_id, .rows = &view, .kinds = kinds, .versions = vers};
+        sl_trig_input in = {.group_id = t->grp.id, .rows = &view, .kinds = kinds, .versions = vers};
         if (sl_trig_feed(e, &in, &sink, &err) < 0)
             sl__st_error(t, "trigger: %s", err.msg);
         pthread_mutex_lock(&t->mu);
@@ -1000,8 +1042,8 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
     sl_block_fini(&b);
 }
 
-/* One filtered change-log read of vgroup i. Returns the number of changes, or < 0. */
-static int read_vgroup(sl_stask *t, int i, int wait_ms)
+/* The filtered change-log request of vgroup i after its cursor into req (packed). */
+static int changes_request(sl_stask *t, int i, int wait_ms, sl_buf *req)
 {
     Sluice__ChangesFilter f = SLUICE__CHANGES_FILTER__INIT;
     f.table_uid = t->trig.uid;
@@ -1021,22 +1063,23 @@ static int read_vgroup(sl_stask *t, int i, int wait_ms)
     rq.max_entries = 4096;
     rq.wait_ms = (uint32_t)wait_ms;
     rq.filter = &f;
-    sl_buf req, rep;
-    sl_buf_init(&req);
-    sl_buf_init(&rep);
-    int rc = sl_buf_reserve(&req, sluice__changes_request__get_packed_size(&rq));
-    sl_error err;
-    sl_error_clear(&err);
-    if (rc == 0) {
-        req.len = sluice__changes_request__pack(&rq, req.data);
-        rc = sl_rpc_call(t->vg_cli[i], SLUICE__VNODE_METHOD__VNODE_CHANGES, 0, req.data, req.len,
-                         &rep, RPC_TIMEOUT_MS + wait_ms, &err);
-    }
+    sl_buf_reset(req);
+    int rc = sl_buf_reserve(req, sluice__changes_request__get_packed_size(&rq));
+    if (rc == 0)
+        req->len = sluice__changes_request__pack(&rq, req->data);
+    return rc;
+}
+
+/* Feeds the changes of reply rep (rc: the call's result, err its message) of vgroup i.
+ * Returns the number of changes (1 when the reply says there is more), or < 0. */
+static int changes_reply(sl_stask *t, int i, int rc, const uint8_t *rep, size_t replen,
+                         sl_error *err)
+{
     int nch = 0;
     if (rc == 0) {
-        Sluice__ChangesReply *r = sluice__changes_reply__unpack(NULL, rep.len, rep.data);
+        Sluice__ChangesReply *r = sluice__changes_reply__unpack(NULL, replen, rep);
         if (r == NULL) {
-            rc = sl_error_set(&err, SL_ECORRUPT, 0, 0, "malformed ChangesReply");
+            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed ChangesReply");
         } else {
             clear_read_error(t, t->vg_ids[i]);
             if (r->first_retained_version > t->cursor[i] + 1)
@@ -1056,10 +1099,62 @@ static int read_vgroup(sl_stask *t, int i, int wait_ms)
         }
     }
     if (rc < 0 && rc != SL_ETIMEOUT)
-        sl__st_error(t, "reading vgroup %u: %s", t->vg_ids[i], err.msg);
-    sl_buf_fini(&req);
-    sl_buf_fini(&rep);
+        sl__st_error(t, "reading vgroup %u: %s", t->vg_ids[i], err->msg);
     return rc < 0 ? rc : nch;
+}
+
+/*
+ * The live reader: one long poll per vgroup always in flight, all at once, each answered
+ * as soon as its vgroup has changes past the cursor (or after the wait). Polling the
+ * vgroups one after the other made a row wait for the polls of the vgroups before its own
+ * to time out - up to (vgroups - 1) x wait/vgroups, 75 ms with 4 vgroups - before it was
+ * even read: most of a LOW_LATENCY_CALC result's latency. The calls run on a loop of the
+ * task's own (sl_rpc_call_async); their replies are fed on this thread after the loop
+ * returns, in arrival order per vgroup, so the engines see what the sequential reader
+ * fed. Only the live phase polls this way: setup and history use blocking calls, with no
+ * poll in flight.
+ */
+typedef struct st_poll {
+    sl_stask *t;
+    int vg;
+    bool inflight;  /* a call is out */
+    bool done;      /* its reply (or error) waits to be fed */
+    int64_t retry_ms; /* after a failed poll: not again before this wall time */
+    int rc;
+    sl_buf rep;
+    sl_error err;
+} st_poll;
+
+static void poll_done(void *ud, int rc, const void *reply, size_t len, const sl_error *err)
+{
+    st_poll *p = ud;
+    p->inflight = false;
+    p->done = true;
+    p->rc = rc;
+    sl_error_clear(&p->err);
+    sl_buf_reset(&p->rep);
+    if (rc == 0 && len > 0 && sl_buf_put(&p->rep, reply, len) < 0)
+        p->rc = sl_error_set(&p->err, SL_ENOMEM, 0, 0, "out of memory");
+    else if (rc < 0 && err != NULL)
+        p->err = *err;
+}
+
+/* Starts the poll of p's vgroup after its cursor. Returns 0, or < 0 when the call could
+ * not start (a client closing, out of memory): nothing is in flight then. */
+static int poll_start(sl_stask *t, st_poll *p, uv_loop_t *loop, int wait_ms)
+{
+    sl_buf req;
+    sl_buf_init(&req);
+    int rc = changes_request(t, p->vg, wait_ms, &req);
+    if (rc == 0)
+        rc = sl_rpc_call_async(t->vg_cli[p->vg], loop, SLUICE__VNODE_METHOD__VNODE_CHANGES, 0,
+                               req.data, req.len, RPC_TIMEOUT_MS + wait_ms, poll_done, p);
+    sl_buf_fini(&req);
+    if (rc == 0) {
+        p->inflight = true;
+        p->done = false;
+    }
+    return rc;
 }
 
 static void tick_all(sl_stask *t)
@@ -1070,9 +1165,7 @@ static void tick_all(sl_stask *t)
         sl_trig *e = t->eng[s];
         if (e == NULL)
             continue;
-        sl_trig_stats stats;
-        sl_trig_get_stats(e, &stats);
-        groups += stats.groups;
+        groups += sl_trig_groups(e);
         /* The clock is read after sl_trig_next_tick_ns: for a due PERIOD point it answers
          * "now" by its own reading of the monotonic clock, which is always later than a
          * reading taken before the call - PERIOD streams never fired. */
@@ -1094,10 +1187,13 @@ static void tick_all(sl_stask *t)
     pthread_mutex_unlock(&t->mu);
 }
 
-/* A PERIOD stream without a trigger table has one group; its slot's owner runs it. */
+/* A PERIOD stream without grouping - with or without a trigger table - has one group from
+ * the start (docs/triggers.md rule 9): its slot's owner opens the engine at once, so the
+ * stream ticks before (or without) any row. Grouped streams' engines open with their
+ * first rows. */
 static void ensure_period_engine(sl_stask *t)
 {
-    if (t->has_table)
+    if (t->def == NULL || sl_trig_def_kind(t->def) != SL_TRIG_PERIOD || t->nkeys != 0 || t->rollup)
         return;
     uint64_t gid = sl_group_id(NULL, 0);
     uint32_t slot = (uint32_t)(gid % t->cfg.nslots);
@@ -1381,8 +1477,8 @@ static int hist_flush(sl_stask *t, hist_buf *h, const uint64_t *ver, sl_error *e
             rc = err->code ? err->code : SL_ENOMEM;
             break;
         }
-        set_group_rows(t, first->gid, table, &fb);
-        sl_trig_input in = {.group_id = first->gid,
+        set_group_rows(t, engine_gid(t, first->gid), table, &fb);
+        sl_trig_input in = {.group_id = t->grp.id,
                             .rows = &fb,
                             .kinds = NULL,
                             .versions = vers,
@@ -1609,7 +1705,8 @@ static void *task_main(void *arg)
         t->mcli = NULL;
         sl_close(t->meta);
         sl_close(t->run);
-        t->meta = t->run = NULL;
+        sl_close(t->ddl);
+        t->meta = t->run = t->ddl = NULL;
     }
     if (atomic_load(&t->stop))
         return NULL;
@@ -1641,6 +1738,22 @@ static void *task_main(void *arg)
            t->nvg);
     int wait = t->cfg.poll_wait_ms > 0 ? t->cfg.poll_wait_ms : 100;
     int ckpt_ms = t->cfg.checkpoint_ms > 0 ? t->cfg.checkpoint_ms : 1000;
+    uv_loop_t rloop;
+    st_poll *polls = NULL;
+    if (uv_loop_init(&rloop) != 0) {
+        sl__st_error(t, "cannot start the reader's loop");
+        return NULL;
+    }
+    if (t->nvg > 0 && (polls = calloc((size_t)t->nvg, sizeof(*polls))) == NULL) {
+        sl__st_error(t, "out of memory");
+        uv_loop_close(&rloop);
+        return NULL;
+    }
+    for (int i = 0; i < t->nvg; i++) {
+        polls[i].t = t;
+        polls[i].vg = i;
+        sl_buf_init(&polls[i].rep);
+    }
     while (!atomic_load(&t->stop)) {
         bool fenced;
         pthread_mutex_lock(&t->mu);
@@ -1651,14 +1764,32 @@ static void *task_main(void *arg)
             continue;
         }
         ensure_period_engine(t);
-        int got = 0;
-        for (int i = 0; i < t->nvg && !atomic_load(&t->stop); i++) {
-            int n = read_vgroup(t, i, got > 0 ? 0 : wait / (t->nvg > 0 ? t->nvg : 1));
-            if (n > 0)
-                got += n;
+        int64_t now = wall_ms();
+        int out = 0;
+        for (int i = 0; polls != NULL && i < t->nvg; i++) {
+            st_poll *p = &polls[i];
+            if (!p->inflight && !p->done && now >= p->retry_ms &&
+                poll_start(t, p, &rloop, wait) < 0)
+                p->retry_ms = now + 50; /* the client is closing: try again shortly */
+            out += p->inflight;
         }
-        if (t->nvg == 0)
-            sleep_ms(wait);
+        if (out > 0) {
+            uv_run(&rloop, UV_RUN_ONCE); /* until a poll answers (each waits <= wait) */
+            uv_run(&rloop, UV_RUN_NOWAIT); /* and whatever else answered meanwhile: one
+                                            * round, one batch */
+        } else
+            sleep_ms(t->nvg == 0 ? wait : 50); /* every vgroup backs off after an error */
+        for (int i = 0; polls != NULL && i < t->nvg && !atomic_load(&t->stop); i++) {
+            st_poll *p = &polls[i];
+            if (!p->done)
+                continue;
+            p->done = false;
+            /* A vgroup that answers with an error at once (a vnode restarting) is asked
+             * again after a pause, not in a tight loop. */
+            if (p->rc < 0 && p->rc != SL_ETIMEOUT)
+                p->retry_ms = wall_ms() + 100;
+            changes_reply(t, i, p->rc, p->rep.data, p->rep.len, &p->err);
+        }
         tick_all(t);
         /* The round's computations, outputs and notifications (batched without
          * LOW_LATENCY_CALC), before a checkpoint may cover them. */
@@ -1666,10 +1797,34 @@ static void *task_main(void *arg)
         if (wall_ms() - t->last_ckpt_ms >= ckpt_ms)
             checkpoint_all(t, false, false);
     }
+    /* Reap the polls still out (each answers within its wait), so no callback outlives
+     * the loop and the clients can be closed from any thread. */
+    for (bool out = true; out && polls != NULL;) {
+        out = false;
+        for (int i = 0; i < t->nvg; i++)
+            out |= polls[i].inflight;
+        if (out)
+            uv_run(&rloop, UV_RUN_ONCE);
+    }
+    for (int i = 0; polls != NULL && i < t->nvg; i++)
+        sl_buf_fini(&polls[i].rep);
+    free(polls);
+    uv_run(&rloop, UV_RUN_NOWAIT);
+    uv_loop_close(&rloop);
     if (t->ready)
         sl__st_flush_batch(t);
     if (atomic_load(&t->final_ckpt) && t->ready)
         checkpoint_all(t, false, true);
+    if (t->run != NULL) { /* what the task cost the cluster in requests (diagnostics) */
+        sl_conn_stats cs;
+        sl_conn_get_stats(t->run, &cs);
+        sl_log(SL_LOG_INFO, "snode",
+               "stream %s.%s stops: %" PRIu64 " events; requests: %" PRIu64 " mnode, %" PRIu64
+               " vnode queries, %" PRIu64 " vnode writes; table lookups %" PRIu64 " cached, %" PRIu64
+               " asked",
+               t->c_db, t->c_name, t->st.events, cs.mnode_calls, cs.vnode_queries,
+               cs.vnode_writes, cs.meta_hits, cs.meta_misses);
+    }
     return NULL;
 }
 
@@ -1726,10 +1881,15 @@ int sl_stask_start(const sl_stask_cfg *cfg, sl_stask **out, sl_error *err)
 
 void sl_stask_set_epoch(sl_stask *t, uint64_t epoch)
 {
-    atomic_store(&t->epoch, epoch);
+    uint64_t old = atomic_exchange(&t->epoch, epoch);
     pthread_mutex_lock(&t->mu);
     t->st.epoch = epoch;
     t->st.fenced = false;
+    /* A checkpoint refused between the mnode's new epoch and this call (the reassignment
+     * of other streams' slots bumps it) is not an error of a task that keeps its slots:
+     * the slot stays dirty and its next checkpoint carries this epoch. */
+    if (epoch > old && strncmp(t->st.error, "fenced: ", 8) == 0)
+        t->st.error[0] = '\0';
     pthread_mutex_unlock(&t->mu);
     /* The run connection's epoch is read by the thread at its next write. */
 }
@@ -1779,6 +1939,7 @@ void sl_stask_stop(sl_stask *t, bool checkpoint)
     sl_rpc_client_close(t->mcli);
     sl_close(t->meta);
     sl_close(t->run);
+    sl_close(t->ddl);
     free(t->c_host);
     free(t->c_db);
     free(t->c_name);

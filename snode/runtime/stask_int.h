@@ -57,7 +57,10 @@ struct sl_stask {
 
     /* ---- owned by the thread */
     sl_conn *meta;           /* metadata of the trigger table (no DDL on it) */
-    sl_conn *run;            /* queries, output DDL and writes (fenced by the epoch) */
+    sl_conn *run;            /* queries and writes (fenced by the epoch) */
+    sl_conn *ddl;            /* CREATE TABLE of output subtables: DDL drops the metadata
+                              * cache of the connection it is sent on, which on `run` made
+                              * every later query and write ask the mnode again */
     sl_rpc_client *mcli;     /* the mnode: checkpoints */
     sl_parse_result *pr;
     const sl_create_stream *cs;

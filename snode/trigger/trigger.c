@@ -390,6 +390,11 @@ void sl_trig_close(sl_trig *t)
     free(t);
 }
 
+uint64_t sl_trig_groups(const sl_trig *t)
+{
+    return t->ndir;
+}
+
 void sl_trig_get_stats(const sl_trig *t, sl_trig_stats *out)
 {
     *out = t->st;
@@ -860,10 +865,32 @@ int sl_trig_feed(sl_trig *t, const sl_trig_input *in, const sl_trig_sink *sink, 
     bool need_clock = def->idle_timeout_ns || def->max_delay_ns;
     int64_t now_mono = need_clock ? sl__trig_mono(t) : 0;
     int64_t now_wall = need_clock ? sl__trig_wall(t) : 0;
+    bool had = de->flags & SL__DE_HAS_DATA;
     if ((rc = resume_check(t, de, sink, flags, now_mono, now_wall)) != 0)
         return rc;
-    if (def->kind == SL_TRIG_PERIOD)
-        return 0; /* PERIOD only needs to know the group has data */
+    if (def->kind == SL_TRIG_PERIOD) {
+        /* PERIOD keeps no rows: only whether the group has rows since the last point and
+         * their timestamp range, which the ON_TIME carries as [rows_lo, rows_hi]. */
+        const sl_column *tsc = &b->cols[0];
+        const int64_t *tsv = tsc->data;
+        uint32_t nrow = 0;
+        for (uint32_t j = 0; j < nsel; j++) {
+            uint32_t r = t->sel[j];
+            if (in->kinds && in->kinds[r] == SL_TRIG_ROW_DELETE)
+                continue;
+            int64_t ts = tsv[sl_column_phys(tsc, r)];
+            if (!had && nrow == 0)
+                de->p_lo = de->p_hi = ts;
+            if (ts < de->p_lo)
+                de->p_lo = ts;
+            if (ts > de->p_hi)
+                de->p_hi = ts;
+            nrow++;
+        }
+        if (nrow == 0 && !had)
+            de->flags &= ~(uint32_t)SL__DE_HAS_DATA; /* every row was filtered out */
+        return 0;
+    }
 
     sl__trig_group *g;
     if ((rc = sl__trig_group_get(t, de, &g, err)) != 0)
@@ -957,8 +984,16 @@ static int period_fire(sl_trig *t, const sl_trig_sink *sink, int64_t now_wall)
         ev.localtime_ns = p;
         ev.prev_local_ns = t->period_prev;
         ev.next_local_ns = nx;
-        if (!has)
+        if (has) {
+            ev.rows_lo = de->p_lo;
+            ev.rows_hi = de->p_hi;
+        } else {
             ev.flags |= SL_TRIG_F_NO_DATA;
+            ev.rows_lo = INT64_MAX; /* an empty range */
+            ev.rows_hi = INT64_MIN;
+        }
+        de->p_lo = INT64_MAX;
+        de->p_hi = INT64_MIN;
         int rc = emit(t, sink, de->gid, 0, &ev);
         if (rc != 0)
             return rc;
@@ -1034,6 +1069,10 @@ int64_t sl_trig_next_tick_ns(sl_trig *t)
         int64_t d = t->period_next - sl__trig_wall(t);
         best = now_mono + (d > 0 ? d : 0);
     }
+    /* Only IDLE and MAX_DELAY have per-group deadlines (md_deadline stays INT64_MAX
+     * without MAX_DELAY): the runtime asks every round, so skip the walk otherwise. */
+    if (!def->idle_timeout_ns && !def->max_delay_ns)
+        return best;
     for (uint32_t i = 0; i < t->ndir; i++) {
         const sl__trig_dirent *de = &t->dir[i];
         if (def->idle_timeout_ns && (de->flags & SL__DE_SEEN) && !(de->flags & SL__DE_IDLE) &&

@@ -305,6 +305,10 @@ typedef struct sl_trig_stats {
 
 void sl_trig_get_stats(const sl_trig *t, sl_trig_stats *out);
 
+/* The number of groups the engine knows (sl_trig_stats.groups) in O(1); sl_trig_get_stats
+ * walks the hot groups for mem_bytes. */
+uint64_t sl_trig_groups(const sl_trig *t);
+
 /* --------------------------------------------------------------- pure schedule helpers */
 
 /*

@@ -20,7 +20,8 @@
 #include "common/kv/keycodec.h"
 
 static const char MAGIC[8] = {'S', 'L', 'T', 'R', 'I', 'G', 'C', 'K'};
-#define CKPT_VERSION 2u /* 2: STATE/EVENT values live in the group state (GROUP_FMT 2) */
+#define CKPT_VERSION 3u /* 2: STATE/EVENT values live in the group state (GROUP_FMT 2);
+                        * 3: + the PERIOD row range (p_lo, p_hi) of every group */
 
 static int64_t rel(int64_t v, int64_t now)
 {
@@ -56,6 +57,8 @@ int sl_trig_checkpoint(sl_trig *t, sl_buf *out, sl_error *err)
         if (rc == 0) rc = sl_buf_put_vari(out, rel(de->last_mono, now));
         if (rc == 0) rc = sl_buf_put_vari(out, rel(de->md_deadline, now));
         if (rc == 0) rc = sl_buf_put_vari(out, de->md_wstart);
+        if (rc == 0) rc = sl_buf_put_vari(out, de->p_lo);
+        if (rc == 0) rc = sl_buf_put_vari(out, de->p_hi);
         if (rc == 0) {
             sl_buf_reset(&gb);
             rc = sl__trig_group_bytes(t, de, &gb, err);
@@ -91,7 +94,7 @@ int sl_trig_restore(sl_trig *t, const void *p, size_t n, sl_error *err)
     uint32_t ver;
     uint64_t fp, sid, ndir;
     int64_t pprev, pnext;
-    if (sl_reader_u32(&r, &ver) != 0 || ver != CKPT_VERSION)
+    if (sl_reader_u32(&r, &ver) != 0 || ver < 2 || ver > CKPT_VERSION)
         return sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger checkpoint: unknown version");
     if (sl_reader_u64(&r, &fp) != 0 || sl_reader_u64(&r, &sid) != 0)
         return sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger checkpoint: truncated header");
@@ -119,9 +122,13 @@ int sl_trig_restore(sl_trig *t, const void *p, size_t n, sl_error *err)
     for (uint64_t i = 0; i < ndir && rc == 0; i++) {
         uint64_t gid, flags, glen;
         int64_t lw, lm, mdd, mds;
+        /* Format 2 has no PERIOD row range: a group with rows since the last point then
+         * reads every row of the group at the next point (once, after an upgrade). */
+        int64_t plo = INT64_MIN, phi = INT64_MAX;
         if (sl_reader_u64(&r, &gid) != 0 || sl_reader_varu(&r, &flags) != 0 ||
             sl_reader_vari(&r, &lw) != 0 || sl_reader_vari(&r, &lm) != 0 ||
             sl_reader_vari(&r, &mdd) != 0 || sl_reader_vari(&r, &mds) != 0 ||
+            (ver >= 3 && (sl_reader_vari(&r, &plo) != 0 || sl_reader_vari(&r, &phi) != 0)) ||
             sl_reader_varu(&r, &glen) != 0 || glen > sl_reader_left(&r) ||
             (flags & ~(uint64_t)(SL__DE_IDLE | SL__DE_HAS_DATA | SL__DE_SEEN))) {
             rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger checkpoint: bad group entry");
@@ -141,6 +148,8 @@ int sl_trig_restore(sl_trig *t, const void *p, size_t n, sl_error *err)
         de->last_mono = unrel(lm, now);
         de->md_deadline = unrel(mdd, now);
         de->md_wstart = mds;
+        de->p_lo = plo;
+        de->p_hi = phi;
         const uint8_t *gp = sl_reader_take(&r, (size_t)glen);
         sl__trig_group *g = NULL;
         if ((rc = sl__trig_group_decode(t->def, gp, (size_t)glen, &g, err)) != 0)

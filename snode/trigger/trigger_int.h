@@ -260,7 +260,7 @@ static inline uint32_t sl__trig_log_len(const sl__trig_group *g)
 }
 
 /* Directory entry of a group: what the engine keeps in memory for every group, hot or
- * spilled (about 56 bytes), so ticks (IDLE, MAX_DELAY, PERIOD) need no kv reads. */
+ * spilled (about 72 bytes), so ticks (IDLE, MAX_DELAY, PERIOD) need no kv reads. */
 enum {
     SL__DE_IDLE = 1u << 0,      /* IDLE emitted, RESUME pending */
     SL__DE_HAS_DATA = 1u << 1,  /* rows since the last PERIOD point */
@@ -275,6 +275,9 @@ typedef struct sl__trig_dirent {
     int64_t last_wall;          /* wall ns of the group's last rows (idle start) */
     int64_t md_deadline;        /* MAX_DELAY: next monotonic deadline, INT64_MAX: none */
     int64_t md_wstart;          /* MAX_DELAY: start of the window the deadline is for */
+    int64_t p_lo, p_hi;         /* PERIOD: least and greatest timestamp of the rows since
+                                 * the last point (valid with SL__DE_HAS_DATA): the ts range
+                                 * of the ON_TIME's %%trows */
     uint32_t flags;             /* SL__DE_* */
 } sl__trig_dirent;
 

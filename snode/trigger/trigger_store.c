@@ -89,7 +89,8 @@ int sl__trig_dir_get(sl_trig *t, uint64_t gid, bool create, sl__trig_dirent **ou
     }
     sl__trig_dirent *de = &t->dir[t->ndir];
     *de = (sl__trig_dirent){.gid = gid, .last_mono = INT64_MIN, .last_wall = INT64_MIN,
-                            .md_deadline = INT64_MAX, .md_wstart = INT64_MIN};
+                            .md_deadline = INT64_MAX, .md_wstart = INT64_MIN,
+                            .p_lo = INT64_MAX, .p_hi = INT64_MIN};
     uint32_t s = slot_of(gid, t->index_cap);
     while (t->index[s])
         s = (s + 1) & (t->index_cap - 1);

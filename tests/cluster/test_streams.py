@@ -16,9 +16,10 @@ import time
 
 import pytest
 
+from conftest import free_port
 from helpers import (NODE_TIMEOUT_MS, busiest_snode, create_stream, make_db, meters_db,
-                     ms, num, ready_marks, running, sec, stream_cluster, stream_errors, tasks,
-                     wait_acked, wait_equal, wait_ready)
+                     ms, num, poll, ready_marks, receiving, running, sec, stream_cluster,
+                     stream_errors, tasks, wait_acked, wait_equal, wait_ready)
 
 
 # ------------------------------------------------------------------------------ fixtures
@@ -255,6 +256,83 @@ def test_period_partition_by_tbname(cl):
             break
         time.sleep(0.3)
     assert got == {("d0", 2), ("d1", 1)}, (got, stream_errors(sql, db, "s"))
+
+
+def _period_rows(sql, db, table):
+    """(point ms, cnt or None) of a PERIOD output table, in point order."""
+    return [(int(r[0]), num(r[1])) for r in sql.rows(
+        f"SELECT CAST(ts AS BIGINT), cnt FROM {table} ORDER BY ts", db)]
+
+
+def test_period_trows_is_rows_written_since_previous_point(cl):
+    """PERIOD with %%trows (docs/streams.md "PERIOD and %%trows"): %%trows is the group's
+    rows written between the previous and the current point, so over all points the counts
+    add up to exactly the rows written, each row counted once; a point without new rows
+    writes nothing (rule 10), unless FORCE_OUTPUT (a row with cnt NULL, docs "Options")."""
+    c, sql = cl
+    db = "s_pertr"
+    meters_db(sql, db, ["a", "b"])
+    q = "INTO {} AS SELECT _tlocaltime AS ts, COUNT(*) AS cnt FROM %%trows"
+    create_stream(c, sql, db, "CREATE STREAM sp PERIOD(2s) FROM meters " + q.format("op"))
+    create_stream(c, sql, db, "CREATE STREAM spf PERIOD(2s) FROM meters "
+                  "STREAM_OPTIONS(FORCE_OUTPUT) " + q.format("opf"))
+    # Event times are old (B + seconds) and have nothing to do with the points (processing
+    # time); rows written earlier or later are not in a point's %%trows.
+    sql.insert(db, "d0", [(10, 1), (11, 2)])
+    sql.insert(db, "d1", [(12, 3)])
+
+    def total(table):
+        return sum(cnt or 0 for _, cnt in _period_rows(sql, db, table))
+    assert poll(lambda: total("op"), lambda n: n >= 3, 15) == 3, (
+        _period_rows(sql, db, "op"), stream_errors(sql, db, "sp"))
+    time.sleep(2.5)  # one more point at least: it has no rows and writes nothing
+    sql.insert(db, "d0", [(100, 4), (101, 5)])
+    assert poll(lambda: total("op"), lambda n: n >= 5, 15) == 5, _period_rows(sql, db, "op")
+    time.sleep(4.5)  # two or more points without rows
+    rows = _period_rows(sql, db, "op")
+    # 5 rows in 2 inserts of 2 batches: every written point counts > 0 rows, the counts
+    # add up to 5, and the points without rows wrote nothing (at most 3 + 2 non-empty
+    # points: the inserts of a batch may straddle a point).
+    assert sum(n for _, n in rows) == 5 and all(n and n > 0 for _, n in rows), rows
+    assert 2 <= len(rows) <= 5, rows
+    assert all(t % 2000 == 0 for t, _ in rows), rows
+    # FORCE_OUTPUT: the same counts, plus a NULL row for points without rows.
+    frows = _period_rows(sql, db, "opf")
+    assert sum(n or 0 for _, n in frows) == 5, frows
+    assert any(n is None for _, n in frows), frows
+    assert all(n is None or n > 0 for _, n in frows), frows
+    for s in ("sp", "spf"):
+        assert stream_errors(sql, db, s) == []
+
+
+def test_period_without_partition_ticks_from_the_start_as_group_0(cl):
+    """A PERIOD stream with a trigger table and no PARTITION BY has one group, id 0, from
+    the start (docs/triggers.md rule 9): it computes at every point before any row is
+    written, and rows written later belong to that same group - one ON_TIME per point,
+    always groupId "0" (notifications.md: ids as decimal strings)."""
+    c, sql = cl
+    db = "s_per0"
+    port = free_port()
+    with receiving(port) as recv:
+        meters_db(sql, db, ["a"])
+        create_stream(c, sql, db,
+                      f"CREATE STREAM sp2 PERIOD(2s) FROM meters NOTIFY('ws://127.0.0.1:{port}/p') "
+                      "INTO op2 AS SELECT _tlocaltime AS ts, _tgrpid AS g, 1 AS cnt")
+        rows = poll(lambda: sql.rows("SELECT CAST(ts AS BIGINT), g FROM op2", db),
+                    lambda r: len(r) >= 2, 12)
+        assert len(rows) >= 2, (rows, stream_errors(sql, db, "sp2"))
+        assert {num(g) for _, g in rows} == {0}, rows
+        sql.insert(db, "d0", [(0, 1)])
+        n0 = len(recv.events())
+        poll(lambda: len(recv.events()), lambda n: n >= n0 + 3, 12)
+        evs = [e for name, e in recv.events() if name == "sp2"]
+        assert len(evs) >= 3
+        assert {e["groupId"] for e in evs} == {"0"}, evs
+        assert all(e["eventType"] == "ON_TIME" for e in evs), evs
+        # One event per point: no two results for the same _tlocaltime.
+        pts = [e["result"]["ts"] if isinstance(e.get("result"), dict) else None for e in evs]
+        assert len([p for p in pts if p is not None]) == len({p for p in pts if p is not None}), evs
+    assert stream_errors(sql, db, "sp2") == []
 
 
 # ------------------------------------------------------------------------------ tag grouping
@@ -536,8 +614,9 @@ def test_kill_snode_moves_slots_exact_output(bin_dir, tmp_path):
         put([1, 5, 12])
         # Every group: [0,10) = rows 1, 5 closed by 12; [10,20) open.
         wait_equal(get, exp({0: [1, 5]}), "before the kill", sql, db, ["s"], settle=0)
-        # The victim holds groups of this stream (8 groups over 2 snodes; ins_snodes.groups).
-        vi, victim = busiest_snode(c, sql)
+        # The victim holds groups of this stream (8 groups over 2 snodes; ins_snodes.groups,
+        # from the snodes' heartbeats: the next one after the rows may still be on its way).
+        vi, victim = poll(lambda: busiest_snode(c, sql), lambda b: int(b[1]["groups"]) > 0, 10)
         assert int(victim["groups"]) > 0
         survivor = 1 - vi
         since = ready_marks(c, db, "s")
@@ -606,3 +685,54 @@ def test_ignore_untreated_then_kill_loses_no_rows(bin_dir, tmp_path):
         # new task: the IGNORE UNTREATED was for the START long before), 5..6.
         expected = sorted([(t, a, a + 1, 2) for t in tables for a in (1, 3, 5)])
         wait_equal(get, expected, "after the move", sql, db, ["s"], timeout=10, settle=0)
+
+
+# ------------------------------------------------------------------------------ pruning
+
+def test_super_table_where_tbname_and_tags_exact(cl):
+    """The vnode opens only the child tables a super-table query's `tbname = / IN` and
+    `tag = literal / IS NULL` conjuncts leave (vnode-adapter/daemon/query.c, "Child-table
+    pruning") - what %%trows of a tag grouping and a ROLLUP BY node read. Whatever it
+    prunes, the answers must be those of the filter over every row; each expected count
+    below is worked out by hand from the rows written."""
+    c, sql = cl
+    db = "s_prune"
+    make_db(sql, db, ["CREATE STABLE m (ts TIMESTAMP, v INT) TAGS (loc VARCHAR(16), gid INT, "
+                      "u INT UNSIGNED)"])
+    # t0..t5: loc a,a,b,NULL,'' ,'A'; gid 1,-2,1,NULL,3,1; u 7,7,8,NULL,9,7.
+    tags = [("'a'", 1, 7), ("'a'", -2, 7), ("'b'", 1, 8), ("NULL", "NULL", "NULL"),
+            ("''", 3, 9), ("'A'", 1, 7)]
+    for i, (loc, gid, u) in enumerate(tags):
+        sql.run(f"CREATE TABLE t{i} USING m TAGS ({loc}, {gid}, {u})", db)
+        sql.insert(db, f"t{i}", [(k, i * 10 + k) for k in range(i + 1)])  # t_i has i+1 rows
+
+    def count(where):
+        r = sql.rows(f"SELECT COUNT(*) FROM m WHERE {where}", db)
+        return num(r[0][0]) if r else None
+    cases = {
+        "tbname = 't2'": 3,
+        "'t4' = tbname": 5,
+        "tbname = 'T2'": 0,                      # names compare by bytes
+        "tbname IN ('t0', 't5', 'zz')": 1 + 6,
+        "loc = 'a'": 1 + 2,
+        "loc = 'A'": 6,
+        "loc = ''": 5,
+        "loc IS NULL": 4,
+        "gid = 1": 1 + 3 + 6,
+        "gid = -2": 2,
+        "gid = 1 AND loc = 'b'": 3,
+        "gid = 1 AND tbname = 't0' AND v >= 0": 1,
+        "u = 7": 1 + 2 + 6,
+        "gid = 1 OR loc = 'a'": 1 + 2 + 3 + 6,   # OR prunes nothing
+        "loc = 'a' AND v = 11": 1,                # t1's second row
+        "m.tbname = 't3'": 4,
+        "gid IS NULL AND loc IS NULL": 4,
+        "NOT (loc = 'a')": 3 + 5 + 6,
+    }
+    got = {w: count(w) for w in cases}
+    assert got == cases
+    # Aliased FROM and a FROM subquery read the same base table.
+    r = sql.rows("SELECT COUNT(*) FROM m x WHERE x.loc = 'a'", db)
+    assert num(r[0][0]) == 3
+    r = sql.rows("SELECT COUNT(*) FROM (SELECT v FROM m WHERE tbname = 't5') s", db)
+    assert num(r[0][0]) == 6

@@ -3,9 +3,10 @@
  *
  * The statement is planned with SL_PLAN_PARTIAL against an sl_catalog over the vgroup:
  * names resolve through the vgroup's index (super tables as synced from the mnode, child
- * and normal tables as registered in the vstore); a super table's scan walks every local
- * child of that super table, delivering tags and tbname as the constant columns the
- * vstore's scans produce. Every scan of one query reads one vstore snapshot, whose version
+ * and normal tables as registered in the vstore); a super table's scan walks the local
+ * children of that super table that the WHERE's tbname and tag equalities leave (see
+ * "Child-table pruning"), delivering tags and tbname as the constant columns the vstore's
+ * scans produce. Every scan of one query reads one vstore snapshot, whose version
  * the reply reports, so pages of a query never mix versions.
  *
  * A query whose output exceeds the request's max_bytes stays open as a cursor (at most
@@ -39,11 +40,47 @@ int64_t sl__vn_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Child-table pruning. A query reads one base table (the innermost FROM; the grammar has
+ * no joins and no subqueries in expressions). When that is a super table, the AND-ed
+ * conjuncts of that SELECT's WHERE of the forms
+ *
+ *     tbname = 'x'    tbname IN ('x', 'y', ...)    tag = <integer>    tag = 'x'    tag IS NULL
+ *
+ * (either side for =) say which child tables can have a row at all; the scan opens only
+ * those, instead of a vstore scan per child table of the vgroup for every query - the
+ * cost of a stream's %%trows over a group of a tag grouping or a ROLLUP BY node, and of
+ * any `WHERE tbname = ...` query. The filter itself still runs over the rows, so pruning
+ * only has to be conservative: a conjunct of another form, or a tag whose type and literal
+ * are not integer/integer or string/string, prunes nothing. Comparisons are those of the
+ * executor: integers by value, strings by bytes (sl_value_compare), NULL equal to nothing.
+ */
+#define QP_MAX_TERMS 16
+
+typedef enum { QP_TBNAME, QP_TAG_INT, QP_TAG_STR, QP_TAG_NULL } qp_kind;
+
+typedef struct qp_term {
+    qp_kind kind;
+    const char *tag;       /* QP_TAG_*: the tag's name */
+    int64_t i;             /* QP_TAG_INT */
+    int nstr;              /* QP_TBNAME: names; QP_TAG_STR: 1 */
+    const char **str;      /* arena copies */
+    uint32_t *len;
+} qp_term;
+
+typedef struct qp_prune {
+    const char *table;     /* the base table as named in FROM (NULL: no pruning) */
+    const char *alias;
+    int nterms;
+    qp_term terms[QP_MAX_TERMS];
+} qp_prune;
+
 /* The catalog of one query: the vgroup at one snapshot. Metas live in the arena. */
 typedef struct vn_qctx {
     vn_vgroup *vg;
     sl_vs_snapshot *snap;
     sl_arena arena;
+    qp_prune prune;
 } vn_qctx;
 
 struct vn_cursor {
@@ -123,6 +160,183 @@ static int q_get_table(void *ud, const char *db, const char *name, sl_table_meta
     return 0;
 }
 
+/* ---------------------------------------------------------------- pruning */
+
+/* The column e names when it is a column of the base table (unqualified, or qualified by
+ * its name or alias); NULL otherwise. */
+static const char *qp_column(const qp_prune *pr, const sl_expr *e)
+{
+    if (e == NULL || e->kind != SL_EX_COLUMN)
+        return NULL;
+    const char *q = e->u.column.table;
+    if (q != NULL && strcasecmp(q, pr->table) != 0 &&
+        (pr->alias == NULL || strcasecmp(q, pr->alias) != 0))
+        return NULL;
+    return e->u.column.name;
+}
+
+/* An integer literal (with an optional unary minus) into *v. */
+static bool qp_int(const sl_expr *e, int64_t *v)
+{
+    if (e != NULL && e->kind == SL_EX_UNARY && e->u.unary.op == SL_OP_NEG) {
+        const sl_expr *a = e->u.unary.arg;
+        if (a == NULL || a->kind != SL_EX_LITERAL || a->u.lit.kind != SL_LIT_INT ||
+            a->u.lit.i == INT64_MIN)
+            return false;
+        *v = -a->u.lit.i;
+        return true;
+    }
+    if (e == NULL || e->kind != SL_EX_LITERAL || e->u.lit.kind != SL_LIT_INT)
+        return false;
+    *v = e->u.lit.i;
+    return true;
+}
+
+static bool qp_str(const sl_expr *e)
+{
+    return e != NULL && e->kind == SL_EX_LITERAL && e->u.lit.kind == SL_LIT_STRING;
+}
+
+static bool qp_strings(sl_arena *a, qp_term *t, const sl_expr *const *items, int n)
+{
+    t->str = sl_arena_alloc(a, (size_t)n * sizeof(*t->str));
+    t->len = sl_arena_alloc(a, (size_t)n * sizeof(*t->len));
+    if (t->str == NULL || t->len == NULL)
+        return false;
+    for (int i = 0; i < n; i++) {
+        if (!qp_str(items[i]))
+            return false;
+        t->str[i] = sl_arena_strndup(a, items[i]->u.lit.s, items[i]->u.lit.len);
+        t->len[i] = items[i]->u.lit.len;
+        if (t->str[i] == NULL)
+            return false;
+    }
+    t->nstr = n;
+    return true;
+}
+
+/* Adds the prune term of conjunct e, if it has one of the forms above. */
+static void qp_conjunct(sl_arena *a, qp_prune *pr, const sl_expr *e)
+{
+    if (e == NULL || pr->nterms == QP_MAX_TERMS)
+        return;
+    if (e->kind == SL_EX_BINARY && e->u.binary.op == SL_OP_AND) {
+        qp_conjunct(a, pr, e->u.binary.left);
+        qp_conjunct(a, pr, e->u.binary.right);
+        return;
+    }
+    qp_term t = {0};
+    const char *col = NULL;
+    if (e->kind == SL_EX_BINARY && e->u.binary.op == SL_OP_EQ) {
+        const sl_expr *l = e->u.binary.left, *r = e->u.binary.right;
+        if ((col = qp_column(pr, l)) == NULL) {
+            const sl_expr *x = l;
+            l = r;
+            r = x;
+            col = qp_column(pr, l);
+        }
+        if (col == NULL)
+            return;
+        if (strcasecmp(col, "tbname") == 0) {
+            t.kind = QP_TBNAME;
+            if (!qp_strings(a, &t, &r, 1))
+                return;
+        } else if (qp_int(r, &t.i)) {
+            t.kind = QP_TAG_INT;
+        } else if (qp_str(r)) {
+            t.kind = QP_TAG_STR;
+            if (!qp_strings(a, &t, &r, 1))
+                return;
+        } else {
+            return;
+        }
+    } else if (e->kind == SL_EX_IN && !e->u.in.negated && e->u.in.list.n > 0 &&
+               (col = qp_column(pr, e->u.in.arg)) != NULL && strcasecmp(col, "tbname") == 0) {
+        t.kind = QP_TBNAME;
+        if (!qp_strings(a, &t, (const sl_expr *const *)e->u.in.list.items, e->u.in.list.n))
+            return;
+    } else if (e->kind == SL_EX_ISNULL && !e->u.isnull.negated &&
+               (col = qp_column(pr, e->u.isnull.arg)) != NULL && strcasecmp(col, "tbname") != 0) {
+        t.kind = QP_TAG_NULL;
+    } else {
+        return;
+    }
+    if (t.kind != QP_TBNAME && (t.tag = sl_arena_strdup(a, col)) == NULL)
+        return;
+    pr->terms[pr->nterms++] = t;
+}
+
+/* Fills q->prune from the statement: the innermost SELECT's FROM table and WHERE. */
+static void qp_build(vn_qctx *q, const sl_select *sel)
+{
+    memset(&q->prune, 0, sizeof(q->prune));
+    while (sel != NULL && sel->from != NULL && sel->from->kind == SL_FROM_SUBQUERY)
+        sel = sel->from->subquery;
+    if (sel == NULL || sel->from == NULL || sel->from->kind != SL_FROM_TABLE ||
+        sel->from->table.name == NULL || sel->where == NULL)
+        return;
+    qp_prune *pr = &q->prune;
+    pr->table = sl_arena_strdup(&q->arena, sel->from->table.name);
+    pr->alias = sel->from->alias ? sl_arena_strdup(&q->arena, sel->from->alias) : NULL;
+    if (pr->table == NULL)
+        return;
+    qp_conjunct(&q->arena, pr, sel->where);
+    if (pr->nterms == 0)
+        pr->table = NULL;
+}
+
+/* Whether child table `t` of super table m can have rows the query keeps. */
+static bool qp_keep(const vn_qctx *q, const sl_table_meta *m, const vn_table *t)
+{
+    const qp_prune *pr = &q->prune;
+    const sl_vs_table_def *d = NULL;
+    bool keep = true;
+    for (int i = 0; keep && i < pr->nterms; i++) {
+        const qp_term *x = &pr->terms[i];
+        if (x->kind == QP_TBNAME) {
+            size_t n = strlen(t->name);
+            bool any = false;
+            for (int k = 0; !any && k < x->nstr; k++)
+                any = x->len[k] == n && memcmp(x->str[k], t->name, n) == 0;
+            keep = any;
+            continue;
+        }
+        int tag = -1;
+        for (int k = 0; k < m->ntags && tag < 0; k++)
+            if (strcasecmp(m->tags[k].name, x->tag) == 0)
+                tag = k;
+        if (tag < 0)
+            continue; /* a data column: no pruning */
+        if (d == NULL && sl_vstore_table_acquire(q->vg->vg_vs, t->uid, &d, NULL) < 0) {
+            d = NULL;
+            break; /* unknown here: let the scan decide */
+        }
+        if (d->tag_values == NULL || (uint32_t)tag >= d->tag_values->ncols ||
+            d->tag_values->nrows < 1)
+            continue;
+        sl_value v;
+        sl_column_get(&d->tag_values->cols[tag], 0, &v);
+        sl_type ty = m->tags[tag].type;
+        if (x->kind == QP_TAG_NULL) {
+            keep = v.is_null;
+        } else if (x->kind == QP_TAG_INT && sl_type_is_int(ty) && ty == v.type) {
+            if (v.is_null)
+                keep = false;
+            else if (sl_type_is_unsigned_int(ty))
+                keep = x->i >= 0 && v.v.u == (uint64_t)x->i;
+            else
+                keep = v.v.i == x->i;
+        } else if (x->kind == QP_TAG_STR && (ty == SL_T_VARCHAR || ty == SL_T_NCHAR) &&
+                   ty == v.type) {
+            keep = !v.is_null && v.v.s.len == x->len[0] &&
+                   (x->len[0] == 0 || memcmp(v.v.s.ptr, x->str[0], x->len[0]) == 0);
+        }
+    }
+    if (d != NULL)
+        sl_vstore_table_release(d);
+    return keep;
+}
+
 typedef struct vn_qscan {
     vn_qctx *q;
     uint64_t *uids; /* the tables to scan, fixed at open */
@@ -164,7 +378,9 @@ static int q_scan_open(void *ud, const sl_scan_req *req, void **cursor, sl_error
     s->proj = malloc(np * sizeof(int));
     s->types = malloc(np * sizeof(sl_type));
     s->widths = malloc(np * sizeof(uint32_t));
-    s->uids = malloc(sizeof(uint64_t) * (size_t)(vg->vg_ntables + 1));
+    /* One table, or a super table's children (counted below): not the whole vgroup's
+     * table count per query, which made every query a large allocation. */
+    s->uids = malloc(sizeof(uint64_t));
     if (s->proj == NULL || s->types == NULL || s->widths == NULL || s->uids == NULL) {
         q_scan_close(s);
         return SL_ENOMEM;
@@ -189,9 +405,23 @@ static int q_scan_open(void *ud, const sl_scan_req *req, void **cursor, sl_error
     }
     if (m->kind == SL_TABLE_SUPER) {
         const vn_stable *st = sl__vn_stable_by_name(vg, m->name);
-        for (int i = 0; st && i < vg->vg_ntables; i++)
-            if (vg->vg_tables[i].kind == SL_TABLE_CHILD && vg->vg_tables[i].suid == st->uid)
-                s->uids[s->n++] = vg->vg_tables[i].uid;
+        bool prune = q->prune.table != NULL && strcasecmp(q->prune.table, m->name) == 0;
+        size_t cap = 1;
+        for (int i = 0; st && i < vg->vg_ntables; i++) {
+            const vn_table *t = &vg->vg_tables[i];
+            if (t->kind != SL_TABLE_CHILD || t->suid != st->uid || (prune && !qp_keep(q, m, t)))
+                continue;
+            if (s->n == cap) {
+                cap *= 2;
+                uint64_t *nu = realloc(s->uids, cap * sizeof(*nu));
+                if (nu == NULL) {
+                    q_scan_close(s);
+                    return SL_ENOMEM;
+                }
+                s->uids = nu;
+            }
+            s->uids[s->n++] = t->uid;
+        }
     } else {
         const vn_table *t = sl__vn_table_by_name(vg, m->name);
         if (t != NULL)
@@ -320,6 +550,7 @@ static int cursor_start(sl_vdaemon *vd, vn_vgroup *vg, const Sluice__QueryReques
     ctx.db = rq->db[0] ? rq->db : (vg->vg_db[0] ? vg->vg_db : NULL);
     ctx.now_ms = rq->now_ms ? rq->now_ms : sl__vn_now_ms();
     ctx.mode = SL_PLAN_PARTIAL;
+    qp_build(q, pr->stmts[0]->u.select);
     rc = sl_plan_select(pr->stmts[0]->u.select, &ctx, &c->plan, err);
     if (rc < 0)
         goto fail;

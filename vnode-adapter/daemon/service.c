@@ -4,9 +4,11 @@
  *
  * Writes are durable before they are acknowledged, so an acknowledged write survives
  * kill -9 and power loss: they are applied with sync off and acknowledged by the group
- * commit (sl__vn_commit) after one log sync per written vgroup covers them. A write naming a table the vgroup does not know yet
- * (created on the mnode moments ago, before the heartbeat brought it here) makes the vnode
- * fetch the vgroup's table list once and retry before refusing.
+ * commit (sl__vn_commit) after one log sync per written vgroup covers them. A write naming
+ * a table the vgroup does not know yet (created on the mnode moments ago, before the
+ * heartbeat brought it here) waits while the vnode fetches the vgroup's table list from
+ * the mnode - asynchronously, so the loop goes on serving everything else - and is retried
+ * when it arrives before it is refused.
  *
  * A change-log read with nothing after after_version and wait_ms > 0 is parked: the reply
  * handle waits in the vgroup's poll list until a write or delete lands (sl__vn_wake_polls
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "common/util/log.h"
+#include "mnode.pb-c.h"
 #include "vdaemon.h"
 #include "vnode.pb-c.h"
 #include "vrequest.h"
@@ -150,6 +153,210 @@ static bool fenced(sl_vdaemon *vd, sl_rpc_reply *reply, const sl_rpc_request *re
     return false;
 }
 
+/* Applies decoded write w to vg and parks its reply for the group commit; answers reply
+ * itself on an error. Returns the vstore's result. */
+static int write_apply(sl_vdaemon *vd, vn_vgroup *vg, sl_rpc_reply *reply, const vn_write *w,
+                       sl_error *err)
+{
+    uint64_t version = 0;
+    vn_pending *p = calloc(1, sizeof(*p));
+    int rc = p == NULL ? SL_ENOMEM : sl_vstore_write(vg->vg_vs, w->w_items, w->w_n, false,
+                                                     &version, err);
+    if (rc < 0) {
+        free(p);
+        return rc;
+    }
+    /* Acknowledged by sl__vn_commit once synced. */
+    vg->vg_dirty = true;
+    p->reply = reply;
+    p->vg = vg;
+    p->version = version;
+    p->rows = w->w_rows;
+    if (vd->vd_pending_tail == NULL)
+        vd->vd_pending_tail = &vd->vd_pending;
+    *vd->vd_pending_tail = p;
+    vd->vd_pending_tail = &p->next;
+    sl_rpc_reply_on_cancel(reply, pending_cancel, p);
+    return 0;
+}
+
+/*
+ * Writes naming a table the vgroup does not know (created on the mnode moments ago, e.g.
+ * an snode's new output subtable, written right after its CREATE) wait here while the
+ * vgroup's table list is fetched from the mnode asynchronously, and are applied (or
+ * refused) when it arrives. The fetch used to be a blocking call on the loop thread: every
+ * first write to a new table stalled every other request of the vnode - ingest writes,
+ * queries, change-log polls - for an mnode round trip. One fetch per vgroup is in flight;
+ * a write parked after that fetch was sent gets a fetch of its own if the answer does not
+ * know its table yet. Loop thread only.
+ */
+typedef struct vn_parked {
+    struct vn_parked *next;
+    sl_vdaemon *vd;
+    uint32_t vgroup;
+    uint64_t seq;         /* parking order */
+    sl_rpc_reply *reply;  /* NULL once the server gave up on it */
+    vn_write w;
+} vn_parked;
+
+typedef struct vn_wsync {
+    struct vn_wsync *next;
+    sl_vdaemon *vd;
+    uint32_t vgroup;
+    uint64_t seq;         /* writes parked up to this one were parked before the fetch */
+} vn_wsync;
+
+static vn_parked *g_parked;
+static vn_parked **g_parked_tail = &g_parked;
+static vn_wsync *g_wsyncs;
+static uint64_t g_park_seq;
+
+static void parked_cancel(sl_rpc_reply *reply, void *arg)
+{
+    (void)reply;
+    ((vn_parked *)arg)->reply = NULL;
+}
+
+static void wsync_done(void *ud, int rc, const void *reply, size_t len, const sl_error *err);
+
+static bool wsync_start(sl_vdaemon *vd, vn_vgroup *vg)
+{
+    for (vn_wsync *x = g_wsyncs; x != NULL; x = x->next)
+        if (x->vd == vd && x->vgroup == vg->vg_id)
+            return true; /* one in flight: it (or the one it starts) serves this write */
+    vn_wsync *x = calloc(1, sizeof(*x));
+    if (x == NULL)
+        return false;
+    x->vd = vd;
+    x->vgroup = vg->vg_id;
+    x->seq = g_park_seq;
+    Sluice__VgroupTablesRequest rq = SLUICE__VGROUP_TABLES_REQUEST__INIT;
+    rq.vgroup_id = vg->vg_id;
+    rq.after_catalog_version = vg->vg_synced;
+    uint8_t p[64];
+    size_t n = protobuf_c_message_get_packed_size(&rq.base);
+    if (n > sizeof(p)) {
+        free(x);
+        return false;
+    }
+    protobuf_c_message_pack(&rq.base, p);
+    if (sl_rpc_call_async(vd->vd_mnode, vd->vd_loop, SLUICE__MNODE_METHOD__MNODE_VGROUP_TABLES, 0,
+                          p, n, 5000, wsync_done, x) < 0) {
+        free(x);
+        return false;
+    }
+    x->next = g_wsyncs;
+    g_wsyncs = x;
+    return true;
+}
+
+static void wsync_done(void *ud, int rc, const void *reply, size_t len, const sl_error *err)
+{
+    vn_wsync *x = ud;
+    for (vn_wsync **pp = &g_wsyncs; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == x) {
+            *pp = x->next;
+            break;
+        }
+    sl_vdaemon *vd = x->vd;
+    vn_vgroup *vg = vd->vd_stopping ? NULL : sl__vn_find(vd, x->vgroup);
+    sl_error e;
+    sl_error_clear(&e);
+    if (rc == 0 && vg != NULL)
+        rc = sl__vn_apply_tables(vg, reply, len, &e);
+    else if (rc != 0 && err != NULL)
+        e = *err;
+    if (rc < 0)
+        sl_log(SL_LOG_WARN, "vnode", "table sync for a write failed vgroup_id=%u: %s", x->vgroup,
+               e.msg);
+    /* Retry this vgroup's parked writes, in parking order. */
+    vn_parked *list = g_parked, *keep = NULL, **keep_tail = &keep;
+    g_parked = NULL;
+    g_parked_tail = &g_parked;
+    bool again = false;
+    while (list != NULL) {
+        vn_parked *p = list;
+        list = p->next;
+        p->next = NULL;
+        if (p->vd != vd || p->vgroup != x->vgroup) {
+            *keep_tail = p;
+            keep_tail = &p->next;
+            continue;
+        }
+        if (p->reply != NULL) {
+            sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
+            sl_error werr;
+            sl_error_clear(&werr);
+            int wrc = vg == NULL ? SL_ENOTFOUND : write_apply(vd, vg, p->reply, &p->w, &werr);
+            if (wrc == SL_ENOTFOUND && vg != NULL && p->seq > x->seq) {
+                /* Parked after the fetch was sent: its table may be newer than the answer. */
+                sl_rpc_reply_on_cancel(p->reply, parked_cancel, p);
+                *keep_tail = p;
+                keep_tail = &p->next;
+                again = true;
+                continue;
+            }
+            if (wrc < 0) {
+                if (vg == NULL && werr.code == 0)
+                    sl_error_set(&werr, SL_ENOTFOUND, 0, 0, "vgroup %u is not hosted by this vnode",
+                                 x->vgroup);
+                reply_err(p->reply, wrc, &werr);
+            }
+        }
+        sl__vn_write_fini(&p->w);
+        free(p);
+    }
+    /* keep, then whatever was parked meanwhile (nothing: callbacks run one at a time). */
+    *keep_tail = g_parked;
+    g_parked = keep;
+    g_parked_tail = &g_parked;
+    while (*g_parked_tail != NULL)
+        g_parked_tail = &(*g_parked_tail)->next;
+    free(x);
+    if (again && vg != NULL && !wsync_start(vd, vg)) {
+        /* Cannot fetch again: refuse what waits for this vgroup. */
+        for (vn_parked **pp = &g_parked; *pp != NULL;) {
+            vn_parked *p = *pp;
+            if (p->vd != vd || p->vgroup != vg->vg_id) {
+                pp = &p->next;
+                continue;
+            }
+            *pp = p->next;
+            if (p->reply != NULL) {
+                sl_rpc_reply_on_cancel(p->reply, NULL, NULL);
+                sl_rpc_reply_fail(p->reply, SL_ENOTFOUND, "a table of the write is unknown");
+            }
+            sl__vn_write_fini(&p->w);
+            free(p);
+        }
+        g_parked_tail = &g_parked;
+        while (*g_parked_tail != NULL)
+            g_parked_tail = &(*g_parked_tail)->next;
+    }
+}
+
+/* Parks write *w (taken on success) of vg until its table sync; false when it cannot. */
+static bool write_park(sl_vdaemon *vd, vn_vgroup *vg, sl_rpc_reply *reply, vn_write *w)
+{
+    vn_parked *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return false;
+    p->vd = vd;
+    p->vgroup = vg->vg_id;
+    p->seq = ++g_park_seq;
+    p->reply = reply;
+    p->w = *w;
+    if (!wsync_start(vd, vg)) {
+        free(p);
+        return false;
+    }
+    memset(w, 0, sizeof(*w));
+    *g_parked_tail = p;
+    g_parked_tail = &p->next;
+    sl_rpc_reply_on_cancel(reply, parked_cancel, p);
+    return true;
+}
+
 static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
@@ -167,38 +374,25 @@ static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     vn_vgroup *vg = need_vgroup(vd, reply, rq->vgroup_id);
     if (vg == NULL)
         goto out;
-    vn_pending *p = calloc(1, sizeof(*p));
-    int rc = p == NULL ? SL_ENOMEM : sl__vn_write_decode(rq, &w, &err);
-    uint64_t rows = w.w_rows;
-    uint64_t version = 0;
-    if (rc == 0) {
-        rc = sl_vstore_write(vg->vg_vs, w.w_items, w.w_n, false, &version, &err);
-        if (rc == SL_ENOTFOUND) {
-            /* Perhaps created on the mnode since our last sync: fetch once and retry. */
-            sl_error e2;
-            sl_error_clear(&e2);
-            if (sl__vn_sync_now(vd, vg, &e2) == 0) {
-                sl_error_clear(&err);
-                rc = sl_vstore_write(vg->vg_vs, w.w_items, w.w_n, false, &version, &err);
-            }
-        }
+    int rc = sl__vn_write_decode(rq, &w, &err);
+    if (rc == 0)
+        rc = write_apply(vd, vg, reply, &w, &err);
+    if (rc == SL_ENOTFOUND) {
+        /* Perhaps created on the mnode since our last sync: fetch (without blocking the
+         * loop) and retry once it is here. A vstore write that fails changes nothing. */
+        sl_error_clear(&err);
+        if (write_park(vd, vg, reply, &w))
+            goto out;
+        /* Cannot park: the old way, a blocking fetch. */
+        sl_error e2;
+        sl_error_clear(&e2);
+        rc = sl__vn_sync_now(vd, vg, &e2) == 0 ? write_apply(vd, vg, reply, &w, &err)
+                                               : SL_ENOTFOUND;
+        if (rc == SL_ENOTFOUND && err.code == 0)
+            sl_error_set(&err, rc, 0, 0, "%s", e2.code ? e2.msg : "unknown table");
     }
-    if (rc < 0) {
-        free(p);
+    if (rc < 0)
         reply_err(reply, rc, &err);
-    } else {
-        /* Acknowledged by sl__vn_commit once synced. */
-        vg->vg_dirty = true;
-        p->reply = reply;
-        p->vg = vg;
-        p->version = version;
-        p->rows = rows;
-        if (vd->vd_pending_tail == NULL)
-            vd->vd_pending_tail = &vd->vd_pending;
-        *vd->vd_pending_tail = p;
-        vd->vd_pending_tail = &p->next;
-        sl_rpc_reply_on_cancel(reply, pending_cancel, p);
-    }
 out:
     sl__vn_write_fini(&w);
     sluice__write_request__free_unpacked(rq, NULL);
