@@ -11,6 +11,13 @@
  * drive it (send, then receive with the remaining time) and wake the loop when it is
  * done; the loop thread decodes the reply and runs the callback. Pending async calls are
  * linked on the client so close can stop them and run their callbacks itself.
+ *
+ * A dead connection that nobody closed (the peer's host vanished, a network cut: no FIN,
+ * no RST) would otherwise hold every call until TCP gives up, many minutes later, because
+ * nng only reconnects once the pipe fails. So when a call times out and nothing at all
+ * was heard on its connection since the request went out, the client closes that pipe:
+ * the dialer reconnects, resolving the host name again. A server that is merely slow
+ * while other replies arrive keeps its connection.
  */
 #include "rpc_int.h"
 
@@ -24,6 +31,10 @@
 
 #define RECONNECT_MIN_MS 100
 #define RECONNECT_MAX_MS 2000
+
+/* A connection silent this long while a call waited for its reply is presumed dead
+ * (see timed_out). Shorter timeouts are the caller's business, not the connection's. */
+#define DEAD_SILENCE_MS 1000
 
 /* nng 1.5.2 leaks the endpoint, and sometimes hangs in nng_close, when a socket is closed
  * while its dialer is negotiating a fresh TCP connection. Against a live server that phase
@@ -39,6 +50,8 @@ struct sl_rpc_client {
     sl_rpc_limits lim;            /* resolved limits */
     char *url;                    /* copy of the server address, for messages */
     atomic_int npipes;            /* connections up now (pipe notifications) */
+    atomic_uint pipe_id;          /* the connection up now (nng pipe id), 0 when none */
+    atomic_uint_fast64_t heard_ms;/* sl__rpc_now_ms() of the last reply or connect */
     atomic_uint_fast64_t next_id; /* request ids */
     uv_mutex_t mu;                /* guards closing, calls and arming */
     bool closing;                 /* set once by close; no async call starts after */
@@ -60,6 +73,9 @@ struct acall {
     nng_msg *reply;      /* the reply, when nrv is 0 */
     uint64_t request_id; /* envelope request id */
     uint64_t deadline;   /* sl__rpc_now_ms() when the call times out */
+    uint64_t sent_ms;    /* sl__rpc_now_ms() when the request was handed to a pipe */
+    uint32_t sent_pipe;  /* the pipe it went out on, as far as the client knows */
+    bool dropped;        /* its timeout closed that pipe as dead */
     int timeout_ms;      /* the call's timeout, for messages */
     sl_rpc_done_fn cb;   /* completion */
     void *ud;            /* completion argument */
@@ -70,12 +86,45 @@ struct acall {
 
 static void on_pipe(nng_pipe p, nng_pipe_ev ev, void *arg)
 {
-    (void)p;
     sl_rpc_client *cli = arg;
-    if (ev == NNG_PIPE_EV_ADD_POST)
+    unsigned id = (unsigned)nng_pipe_id(p);
+    if (ev == NNG_PIPE_EV_ADD_POST) {
+        atomic_store(&cli->heard_ms, sl__rpc_now_ms());
+        atomic_store(&cli->pipe_id, id);
         atomic_fetch_add(&cli->npipes, 1);
-    else if (ev == NNG_PIPE_EV_REM_POST)
+    } else if (ev == NNG_PIPE_EV_REM_POST) {
+        atomic_compare_exchange_strong(&cli->pipe_id, &id, 0u);
         atomic_fetch_sub(&cli->npipes, 1);
+    }
+}
+
+/* A reply arrived: the connection is alive. */
+static void heard(sl_rpc_client *cli)
+{
+    atomic_store(&cli->heard_ms, sl__rpc_now_ms());
+}
+
+/* A call sent at sent_ms on pipe sent_pipe got no reply in time. When nothing was heard
+ * on the connection since then either, and it has been silent for DEAD_SILENCE_MS, it is
+ * presumed dead and closed, so the dialer connects afresh (nng resends the requests still
+ * pending on it on the new one). */
+static bool timed_out(sl_rpc_client *cli, uint64_t sent_ms, uint32_t sent_pipe)
+{
+    uint64_t heard_ms = atomic_load(&cli->heard_ms);
+    if (sent_pipe == 0 || heard_ms >= sent_ms || sl__rpc_now_ms() < heard_ms + DEAD_SILENCE_MS)
+        return false;
+    if (atomic_load(&cli->pipe_id) != sent_pipe)
+        return false; /* that connection is gone already */
+    nng_pipe p = NNG_PIPE_INITIALIZER;
+    p.id = sent_pipe;
+    return nng_pipe_close(p) == 0;
+}
+
+static int dropped_error(sl_rpc_client *cli, int timeout_ms, sl_error *err)
+{
+    return sl_error_set(err, SL_EUNAVAILABLE, 0, 0,
+                        "connection to %s presumed dead (no reply within %d ms, nothing heard "
+                        "for %d ms): reconnecting", cli->url, timeout_ms, DEAD_SILENCE_MS);
 }
 
 /* Turns an nng failure of a call into an sl_err code and message. */
@@ -141,13 +190,19 @@ static int exchange(sl_rpc_client *cli, nng_msg *msg, int timeout_ms, nng_msg **
         rc = transport_error(cli, nrv, true, timeout_ms, err);
         goto out;
     }
-    nng_aio_set_timeout(aio, sl__rpc_duration((int64_t)deadline - (int64_t)sl__rpc_now_ms()));
+    uint64_t sent_ms = sl__rpc_now_ms();
+    uint32_t sent_pipe = atomic_load(&cli->pipe_id);
+    nng_aio_set_timeout(aio, sl__rpc_duration((int64_t)deadline - (int64_t)sent_ms));
     nng_ctx_recv(ctx, aio);
     nng_aio_wait(aio);
     if ((nrv = nng_aio_result(aio)) != 0) {
-        rc = transport_error(cli, nrv, false, timeout_ms, err);
+        if (nrv == NNG_ETIMEDOUT && timed_out(cli, sent_ms, sent_pipe))
+            rc = dropped_error(cli, timeout_ms, err);
+        else
+            rc = transport_error(cli, nrv, false, timeout_ms, err);
         goto out;
     }
+    heard(cli);
     *out = nng_aio_get_msg(aio);
 out:
     nng_aio_free(aio);
@@ -248,7 +303,9 @@ static void acall_cb(void *arg)
         }
         uv_mutex_unlock(&cli->mu);
         if (!closing) {
-            int64_t left = (int64_t)c->deadline - (int64_t)sl__rpc_now_ms();
+            c->sent_ms = sl__rpc_now_ms();
+            c->sent_pipe = atomic_load(&cli->pipe_id);
+            int64_t left = (int64_t)c->deadline - (int64_t)c->sent_ms;
             nng_aio_set_timeout(c->aio, sl__rpc_duration(left));
             nng_ctx_recv(c->ctx, c->aio);
             uv_mutex_lock(&cli->mu);
@@ -265,8 +322,11 @@ static void acall_cb(void *arg)
             nng_msg_free(back);
         c->failed_sending = true;
     } else if (rv == 0) {
+        heard(cli);
         c->reply = nng_aio_get_msg(c->aio);
         nng_aio_set_msg(c->aio, NULL);
+    } else if (rv == NNG_ETIMEDOUT) {
+        c->dropped = timed_out(cli, c->sent_ms, c->sent_pipe);
     }
     c->nrv = rv;
     uv_mutex_lock(&cli->mu);
@@ -297,6 +357,8 @@ static void acall_finish(acall *c, bool closing)
     Sluice__Envelope *env = NULL;
     if (c->phase != PH_DONE || (closing && (c->nrv == NNG_ECANCELED || c->nrv == NNG_ECLOSED))) {
         rc = sl_error_set(&e, SL_EUNAVAILABLE, 0, 0, "client closed");
+    } else if (c->dropped) {
+        rc = dropped_error(cli, c->timeout_ms, &e);
     } else if (c->nrv != 0) {
         rc = transport_error(cli, c->nrv, c->failed_sending, c->timeout_ms, &e);
     } else {
@@ -424,6 +486,8 @@ int sl_rpc_client_open(sl_rpc_client **out, const char *url, const sl_rpc_limits
     }
     sl__rpc_limits_resolve(lim, &cli->lim);
     atomic_init(&cli->npipes, 0);
+    atomic_init(&cli->pipe_id, 0u);
+    atomic_init(&cli->heard_ms, 0);
     atomic_init(&cli->next_id, 1);
     bool sock_open = false;
     int rc, nrv;

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1213,6 +1214,207 @@ static void test_async_unreachable(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* ---- a connection that dies without a word ---------------------------------------- */
+
+/* A TCP proxy on 127.0.0.1 between a client and the server. Blackholing turns every
+ * connection open at that moment into a dead one: the proxy keeps it open but forwards
+ * nothing either way, as when a peer's network is cut (no FIN, no RST ever comes).
+ * Connections accepted afterwards are forwarded again. */
+#define PROXY_MAX 16
+
+typedef struct proxy {
+    int lfd;                  /* listening socket */
+    int port;                 /* its port */
+    int target;               /* the server's port */
+    int fd[PROXY_MAX][2];     /* [pair][0] client side, [1] server side; -1 when unused */
+    bool dead[PROXY_MAX];     /* blackholed pairs */
+    atomic_int blackhole;     /* test -> proxy: blackhole every open pair */
+    atomic_int stop;          /* test -> proxy: close everything and return */
+    atomic_int accepted;      /* connections accepted so far */
+    uv_thread_t thread;
+} proxy;
+
+static void proxy_close_pair(proxy *p, int i)
+{
+    for (int k = 0; k < 2; k++)
+        if (p->fd[i][k] >= 0)
+            close(p->fd[i][k]);
+    p->fd[i][0] = p->fd[i][1] = -1;
+    p->dead[i] = false;
+}
+
+static void proxy_main(void *arg)
+{
+    proxy *p = arg;
+    while (!atomic_load(&p->stop)) {
+        if (atomic_exchange(&p->blackhole, 0))
+            for (int i = 0; i < PROXY_MAX; i++)
+                if (p->fd[i][0] >= 0)
+                    p->dead[i] = true;
+        struct pollfd pf[1 + 2 * PROXY_MAX];
+        int who[1 + 2 * PROXY_MAX];
+        int n = 0;
+        pf[n] = (struct pollfd){.fd = p->lfd, .events = POLLIN};
+        who[n++] = -1;
+        for (int i = 0; i < PROXY_MAX; i++)
+            for (int k = 0; k < 2 && p->fd[i][0] >= 0; k++) {
+                pf[n] = (struct pollfd){.fd = p->fd[i][k], .events = POLLIN};
+                who[n++] = i * 2 + k;
+            }
+        if (poll(pf, (nfds_t)n, 20) <= 0)
+            continue;
+        for (int j = 0; j < n; j++) {
+            if (!(pf[j].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            if (who[j] < 0) {
+                int c = accept(p->lfd, NULL, NULL);
+                if (c < 0)
+                    continue;
+                int slot = -1;
+                for (int i = 0; i < PROXY_MAX && slot < 0; i++)
+                    if (p->fd[i][0] < 0)
+                        slot = i;
+                int s = slot < 0 ? -1 : socket(AF_INET, SOCK_STREAM, 0);
+                struct sockaddr_in a = {.sin_family = AF_INET,
+                                        .sin_port = htons((uint16_t)p->target)};
+                a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+                if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) != 0) {
+                    close(c);
+                    if (s >= 0)
+                        close(s);
+                    continue;
+                }
+                p->fd[slot][0] = c;
+                p->fd[slot][1] = s;
+                atomic_fetch_add(&p->accepted, 1);
+                continue;
+            }
+            int i = who[j] / 2, k = who[j] % 2;
+            if (p->fd[i][k] != pf[j].fd)
+                continue; /* the pair closed earlier in this round */
+            uint8_t buf[16384];
+            ssize_t r = recv(pf[j].fd, buf, sizeof(buf), 0);
+            if (r <= 0) {
+                proxy_close_pair(p, i);
+                continue;
+            }
+            if (!p->dead[i])
+                write_all(p->fd[i][1 - k], buf, (size_t)r);
+        }
+    }
+    for (int i = 0; i < PROXY_MAX; i++)
+        proxy_close_pair(p, i);
+    close(p->lfd);
+}
+
+static proxy *proxy_start(int target)
+{
+    proxy *p = calloc(1, sizeof(*p));
+    assert_non_null(p);
+    for (int i = 0; i < PROXY_MAX; i++)
+        p->fd[i][0] = p->fd[i][1] = -1;
+    p->target = target;
+    p->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(p->lfd >= 0);
+    int one = 1;
+    setsockopt(p->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(p->lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(p->lfd, 16), 0);
+    socklen_t len = sizeof(a);
+    assert_int_equal(getsockname(p->lfd, (struct sockaddr *)&a, &len), 0);
+    p->port = ntohs(a.sin_port);
+    assert_int_equal(uv_thread_create(&p->thread, proxy_main, p), 0);
+    return p;
+}
+
+static void proxy_stop(proxy *p)
+{
+    atomic_store(&p->stop, 1);
+    assert_int_equal(uv_thread_join(&p->thread), 0);
+    free(p);
+}
+
+typedef struct async_result {
+    int ncalls;
+    int rc;
+} async_result;
+
+static void async_result_cb(void *ud, int rc, const void *reply, size_t len, const sl_error *err)
+{
+    (void)reply;
+    (void)len;
+    (void)err;
+    async_result *r = ud;
+    r->ncalls++;
+    r->rc = rc;
+}
+
+/* Calls M_ECHO with timeout_ms; returns the result code. */
+static int try_echo(sl_rpc_client *cli, int timeout_ms)
+{
+    sl_buf out;
+    sl_buf_init(&out);
+    sl_error err;
+    sl_error_clear(&err);
+    int rc = sl_rpc_call(cli, M_ECHO, 0, "ping", 4, &out, timeout_ms, &err);
+    if (rc == 0)
+        assert_memory_equal(out.data, "ping", 4);
+    sl_buf_fini(&out);
+    return rc;
+}
+
+/* A connection that went dead silently (network cut) is dropped once a call times out on
+ * it with nothing heard for a second, and the client reconnects: later calls work again,
+ * on a second connection. Before, every call timed out until TCP itself gave up. */
+static void test_dead_connection_reconnects(void **state)
+{
+    (void)state;
+    fixture *f = server_start(NULL);
+    proxy *p = proxy_start(f->port);
+    char url[64];
+    snprintf(url, sizeof(url), "tcp://127.0.0.1:%d", p->port);
+    sl_rpc_client *cli = client_open(url, NULL);
+    expect_echo(cli, "through the proxy");
+    assert_int_equal(atomic_load(&p->accepted), 1);
+
+    atomic_store(&p->blackhole, 1);
+    sleep_ms(100);
+    sl_error err;
+    sl_error_clear(&err);
+    assert_int_equal(sl_rpc_call(cli, M_ECHO, 0, "a", 1, NULL, 1500, &err), SL_EUNAVAILABLE);
+    assert_non_null(strstr(err.msg, "presumed dead"));
+
+    int rc = SL_ETIMEOUT;
+    for (int i = 0; i < 10 && rc != 0; i++)
+        rc = try_echo(cli, 1500);
+    assert_int_equal(rc, 0);
+    assert_int_equal(atomic_load(&p->accepted), 2);
+
+    /* Async calls take the same path: blackhole the new connection, an async call times
+     * out, and a blocking call after it works on a third connection. */
+    atomic_store(&p->blackhole, 1);
+    sleep_ms(100);
+    async_result r = {0};
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    assert_int_equal(sl_rpc_call_async(cli, &loop, M_ECHO, 0, "x", 1, 1500, async_result_cb, &r), 0);
+    assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+    assert_int_equal(r.ncalls, 1);
+    assert_int_equal(r.rc, SL_EUNAVAILABLE);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    rc = SL_ETIMEOUT;
+    for (int i = 0; i < 10 && rc != 0; i++)
+        rc = try_echo(cli, 1500);
+    assert_int_equal(rc, 0);
+    assert_int_equal(atomic_load(&p->accepted), 3);
+
+    sl_rpc_client_close(cli);
+    proxy_stop(p);
+    server_stop(f);
+}
+
 static void noop_handler(sl_rpc_reply *r, const sl_rpc_request *req, void *ud)
 {
     (void)req;
@@ -1312,6 +1514,7 @@ int main(void)
         cmocka_unit_test(test_close_inside_handler),
         cmocka_unit_test(test_async_calls),
         cmocka_unit_test(test_async_unreachable),
+        cmocka_unit_test(test_dead_connection_reconnects),
         cmocka_unit_test(test_open_arguments),
     };
     /* clang-format on */
