@@ -3,6 +3,9 @@
 #include "bench_util.h"
 
 #include <ftw.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -68,4 +71,36 @@ int bench_kv_write_block(sl_kv *db, sl_kv_cf *cf, sl_kv_batch *batch, sl_buf *ke
         (rc = sl_kv_batch_put(batch, cf, key->data, key->len, val->data, val->len)) != 0)
         return rc;
     return sl_kv_write(db, batch, sync ? SL_KV_SYNC_ON : SL_KV_SYNC_OFF, err);
+}
+
+int bench_meter_columns(sl_block *b)
+{
+    static const sl_type types[4] = {SL_T_TIMESTAMP, SL_T_FLOAT, SL_T_INT, SL_T_FLOAT};
+    for (int i = 0; i < 4; i++) {
+        int rc = sl_block_add_column(b, types[i], 0);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bench_pct(const double *v, int n, double p)
+{
+    int k = (int)ceil(p / 100.0 * n);
+    return v[k < 1 ? 0 : k - 1];
+}
+
+void bench_print_load(void)
+{
+    double la[3] = {0};
+    if (getloadavg(la, 3) == 3)
+        printf("load average: %.2f %.2f %.2f (%ld cores; other work on the machine skews the "
+               "figures)\n",
+               la[0], la[1], la[2], sysconf(_SC_NPROCESSORS_ONLN));
 }

@@ -27,6 +27,19 @@ void bench_meter_block(sl_block *b, int rows, uint64_t *seed);
 /* Sets the timestamps of b for batch i: one row per second from i * rows seconds. */
 void bench_meter_stamp(sl_block *b, int i, int rows);
 
+/* Adds the columns of the meters table (ts TIMESTAMP, current FLOAT, voltage INT,
+ * phase FLOAT) to the empty block b: 0 or SL_ENOMEM. */
+int bench_meter_columns(sl_block *b);
+
+/* qsort comparator of doubles, ascending. */
+int bench_cmp_double(const void *a, const void *b);
+
+/* Nearest-rank percentile p (0-100] of the sorted v[0..n), n >= 1. */
+double bench_pct(const double *v, int n, double p);
+
+/* Prints the load average and the core count: other work on the machine skews timings. */
+void bench_print_load(void);
+
 /* The baseline writer: encodes b and writes it under key (uid, first ts) into cf as one
  * batch; key/val/batch are the caller's scratch. Returns 0 or a storage error. */
 int bench_kv_write_block(sl_kv *db, sl_kv_cf *cf, sl_kv_batch *batch, sl_buf *key, sl_buf *val,

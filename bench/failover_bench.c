@@ -403,22 +403,11 @@ static void parse(fo_cfg *c, int argc, char **argv)
 
 /* ------------------------------------------------------------------ the load */
 
-static int add_meter_columns(sl_block *b)
-{
-    static const sl_type types[4] = {SL_T_TIMESTAMP, SL_T_FLOAT, SL_T_INT, SL_T_FLOAT};
-    for (int i = 0; i < 4; i++) {
-        int rc = sl_block_add_column(b, types[i], 0);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
 /* Rows [from, from + n) of table t as one block; 0 or SL_ENOMEM. */
 static int make_rows(sl_block *b, int t, int64_t from, int n)
 {
     sl_block_init(b);
-    int rc = add_meter_columns(b);
+    int rc = bench_meter_columns(b);
     for (int64_t i = from; rc == 0 && i < from + n; i++) {
         if (sl_column_append_i64(&b->cols[0], gen_ts(i)) != 0 ||
             sl_column_append_f64(&b->cols[1], gen_current(t, i)) != 0 ||
@@ -1081,28 +1070,12 @@ static void one_kill(fo_run *r, sl_conn *c, int n, fo_kill *out)
         fail("kill %d: snode%d came back as id %d, not %d", n, v + 1, s.sn[v].id, out->id);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Nearest-rank p50 and the maximum of v[0..n) (sorted here). */
 static void p50_max(double *v, int n, double *p50, double *max)
 {
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    int k = (int)ceil(0.5 * n);
-    *p50 = v[k < 1 ? 0 : k - 1];
+    qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
+    *p50 = bench_pct(v, n, 50);
     *max = v[n - 1];
-}
-
-static void print_load(void)
-{
-    double la[3] = {0};
-    if (getloadavg(la, 3) == 3)
-        printf("load average: %.2f %.2f %.2f (%ld cores; other work on the machine skews the "
-               "figures)\n",
-               la[0], la[1], la[2], sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 int cmd_failover(int argc, char **argv)
@@ -1120,7 +1093,7 @@ int cmd_failover(int argc, char **argv)
            "mnode node timeout %d ms, snode heartbeat %d ms\n",
            cfg->kills, cfg->tables, cfg->rate, r->batch, ROUND_S, cfg->threads,
            cfg->node_timeout_ms, cfg->heartbeat_ms);
-    print_load();
+    bench_print_load();
 
     char msg[8192];
     bench_cluster_opts co = {.vnodes = 2, .snodes = NSNODES, .heartbeat_ms = cfg->heartbeat_ms,
@@ -1251,7 +1224,7 @@ int cmd_failover(int argc, char **argv)
                diffs, windows, r->anomalies, bench_cluster_dir(r->cl));
     if (!ok)
         bench_cluster_keep(r->cl);
-    print_load();
+    bench_print_load();
     sl_close(c);
     bench_cluster_stop(r->cl);
     r->cl = NULL;

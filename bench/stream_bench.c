@@ -343,18 +343,6 @@ static void parse(sb_cfg *c, int argc, char **argv)
 
 /* ------------------------------------------------------------------ loading */
 
-/* Adds the columns of meters to the empty block b: 0 or SL_ENOMEM. */
-static int add_meter_columns(sl_block *b)
-{
-    static const sl_type types[4] = {SL_T_TIMESTAMP, SL_T_FLOAT, SL_T_INT, SL_T_FLOAT};
-    for (int i = 0; i < 4; i++) {
-        int rc = sl_block_add_column(b, types[i], 0);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
 static void make_blocks(sb_run *r)
 {
     const sb_cfg *c = &r->cfg;
@@ -370,7 +358,7 @@ static void make_blocks(sb_run *r)
         for (int b = 0; b < r->nbatches; b++) {
             sl_block *blk = &r->blocks[t][b];
             sl_block_init(blk);
-            if (add_meter_columns(blk) != 0)
+            if (bench_meter_columns(blk) != 0)
                 fail("out of memory");
             int from = b * c->batch, to = from + c->batch < R ? from + c->batch : R;
             for (int i = from; i < to; i++) {
@@ -913,19 +901,6 @@ static double wait_caught_up(sb_run *r, sl_conn *c, sb_got *got, long long notes
 
 /* ------------------------------------------------------------------ latency */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted v[0..n). */
-static double pct(const double *v, int n, double p)
-{
-    int k = (int)ceil(p / 100.0 * n);
-    return v[k < 1 ? 0 : k - 1];
-}
-
 static long long count_rows(sl_conn *c, const char *table)
 {
     char sql[128];
@@ -946,7 +921,7 @@ static void insert_lat_row(sl_conn *c, int k)
 {
     sl_block b;
     sl_block_init(&b);
-    if (add_meter_columns(&b) != 0 ||
+    if (bench_meter_columns(&b) != 0 ||
         sl_column_append_i64(&b.cols[0], LAT_T0_MS + (int64_t)k * INTERVAL_MS + 5) != 0 ||
         sl_column_append_f64(&b.cols[1], 10.0 + k % 7) != 0 ||
         sl_column_append_i64(&b.cols[2], 220) != 0 || sl_column_append_f64(&b.cols[3], 100.0) != 0)
@@ -1025,10 +1000,10 @@ static void lat_sample(sb_run *r, sl_conn *c, int k, sb_lat *lat, bool measure)
 static void print_lat_line(const char *what, const char *stream, double *v, int n,
                            bool target)
 {
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    double p99 = pct(v, n, 99);
-    printf("  %-34s %-28s %8.1f %8.1f %8.1f   %s\n", what, stream, pct(v, n, 50), p99, v[n - 1],
-           !target ? "-" : p99 < 50 ? "p99 < 50 ms: met" : "p99 < 50 ms: MISSED");
+    qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
+    double p99 = bench_pct(v, n, 99);
+    printf("  %-34s %-28s %8.1f %8.1f %8.1f   %s\n", what, stream, bench_pct(v, n, 50), p99,
+           v[n - 1], !target ? "-" : p99 < 50 ? "p99 < 50 ms: met" : "p99 < 50 ms: MISSED");
 }
 
 static void run_latency(sb_run *r, sl_conn *c)
@@ -1057,12 +1032,13 @@ static void run_latency(sb_run *r, sl_conn *c)
         }
     }
     fprintf(stderr, "\n");
-    qsort(lat.ins, (size_t)n, sizeof(double), cmp_double);
-    qsort(lat.poll, (size_t)lat.npoll, sizeof(double), cmp_double);
+    qsort(lat.ins, (size_t)n, sizeof(double), bench_cmp_double);
+    qsort(lat.poll, (size_t)lat.npoll, sizeof(double), bench_cmp_double);
     printf("latency: %d windows of table lat closed one at a time; t0 = just before the INSERT "
            "of the closing row\n  (INSERT round trip p50 %.2f ms, p99 %.2f ms; one SELECT "
            "count(*) poll p50 %.2f ms)\n",
-           n, pct(lat.ins, n, 50), pct(lat.ins, n, 99), pct(lat.poll, lat.npoll, 50));
+           n, bench_pct(lat.ins, n, 50), bench_pct(lat.ins, n, 99),
+           bench_pct(lat.poll, lat.npoll, 50));
     printf("  %-34s %-28s %8s %8s %8s   %s\n", "window close ->", "stream", "p50 ms", "p99 ms",
            "max ms", "target");
     print_lat_line("result row visible (SELECT)", "s_int_ll (LOW_LATENCY_CALC)", lat.row[0], n,
@@ -1079,15 +1055,6 @@ static void run_latency(sb_run *r, sl_conn *c)
 }
 
 /* ------------------------------------------------------------------ the command */
-
-static void print_load(void)
-{
-    double la[3] = {0};
-    if (getloadavg(la, 3) == 3)
-        printf("load average: %.2f %.2f %.2f (%ld cores; other work on the machine skews the "
-               "figures)\n",
-               la[0], la[1], la[2], sysconf(_SC_NPROCESSORS_ONLN));
-}
 
 int cmd_stream(int argc, char **argv)
 {
@@ -1106,7 +1073,7 @@ int cmd_stream(int argc, char **argv)
            "batches of %d rows, %d snodes, %d latency samples%s\n",
            cfg->tables, cfg->rows_per_table, r->total, cfg->threads, cfg->batch, cfg->snodes,
            cfg->samples, cfg->quick ? " (--quick)" : "");
-    print_load();
+    bench_print_load();
 
     char msg[8192];
     if (bench_receiver_open(&r->recv, STREAM_NAMES, NSTREAMS, msg, sizeof(msg)) != 0)
@@ -1234,7 +1201,7 @@ int cmd_stream(int argc, char **argv)
     run_latency(r, c);
     check_stream_errors(c);
     check_alive(r);
-    print_load();
+    bench_print_load();
     sl_close(c);
     bench_cluster_stop(r->cl);
     bench_receiver_close(r->recv);
