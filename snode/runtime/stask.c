@@ -951,7 +951,8 @@ static void feed_rollup(sl_stask *t, int vgi, const Sluice__Change *c)
         group_remember(t);
         sl_error_clear(&err);
         if (c->kind == 2) {
-            if (sl_trig_delete_range(e, gid, c->ts_lo, c->ts_hi, &sink, &err) < 0)
+            if (sl_trig_delete_table_range(e, gid, table, (uint32_t)strlen(table), c->ts_lo,
+                                           c->ts_hi, &sink, &err) < 0)
                 sl__st_error(t, "delete: %s", err.msg);
             continue;
         }
@@ -992,7 +993,9 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
     t->dirty[slot] = true;
     if (c->kind == 2) { /* delete range */
         set_group(t, c, NULL);
-        if (sl_trig_delete_range(e, t->grp.id, c->ts_lo, c->ts_hi, &sink, &err) < 0)
+        const char *tb = c->table_name != NULL ? c->table_name : "";
+        if (sl_trig_delete_table_range(e, t->grp.id, tb, (uint32_t)strlen(tb), c->ts_lo,
+                                       c->ts_hi, &sink, &err) < 0)
             sl__st_error(t, "delete: %s", err.msg);
         return;
     }

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 /* ------------------------------------------------------------------ row vectors */
 
 static int rv_reserve(sl__trig_rowvec *rv, uint32_t extra)
@@ -75,6 +77,58 @@ static void rv_remove(sl__trig_rowvec *rv, uint32_t from, uint32_t to)
     }
     memmove(rv->v + from, rv->v + to, (size_t)(rv->n - to) * sizeof *rv->v);
     rv->n -= to - from;
+}
+
+/*
+ * Looks up the row (ts, aux) in rv. Without table_rows a row is its timestamp. With
+ * table_rows (trigger_int.h) it is its timestamp and table: aux is the table key, and 0
+ * (a row of an unknown table) is the same row as any. Sets *at to the row's index when
+ * found (returns true), else to where it is inserted to keep (ts, aux) order.
+ */
+static bool rv_find(const sl__trig_rowvec *rv, int64_t ts, uint64_t aux, bool table_rows,
+                    uint32_t *at)
+{
+    uint32_t i = rv_lower(rv, ts);
+    if (!table_rows) {
+        *at = i;
+        return i < rv->n && rv->v[i].ts == ts;
+    }
+    for (; i < rv->n && rv->v[i].ts == ts; i++) {
+        if (rv->v[i].aux == aux || rv->v[i].aux == 0 || aux == 0) {
+            *at = i;
+            return true;
+        }
+        if (rv->v[i].aux > aux)
+            break;
+    }
+    *at = i;
+    return false;
+}
+
+/* Removes the rows of [from, to) that belong to table key `key` (or to an unknown table,
+ * aux 0); returns how many. */
+static uint32_t rv_remove_table(sl__trig_rowvec *rv, uint32_t from, uint32_t to, uint64_t key)
+{
+    uint32_t j = from;
+    for (uint32_t i = from; i < to; i++)
+        if (rv->v[i].aux != key && rv->v[i].aux != 0)
+            rv->v[j++] = rv->v[i];
+    uint32_t gone = to - j;
+    if (gone > 0) {
+        memmove(rv->v + j, rv->v + to, (size_t)(rv->n - to) * sizeof *rv->v);
+        rv->n -= gone;
+        if (rv->head == rv->n)
+            rv->head = rv->n = 0;
+    }
+    return gone;
+}
+
+/* The table key of a row of table name p (len bytes): never 0 (unknown table) nor
+ * SL__TRIG_AUX_SKIP. */
+static uint64_t table_key(const char *p, uint32_t len)
+{
+    uint64_t k = XXH3_64bits_withSeed(p, len, 0x54424c);
+    return k == 0 || k == SL__TRIG_AUX_SKIP ? 1 : k;
 }
 
 int64_t sl__trig_log_ts(const sl__trig_group *g, uint32_t i)
@@ -645,8 +699,8 @@ static int process_row(sl__trig_ctx *c, int64_t ts, uint64_t aux, int kind)
             c->pos = wm;
             return def->ops->advance(c, wm);
         }
-        uint32_t at = rv_lower(pv, ts);
-        bool found = at < pv->n && pv->v[at].ts == ts;
+        uint32_t at;
+        bool found = rv_find(pv, ts, aux, def->table_rows, &at);
         if (present && !found && def->ops->late && g->wm != INT64_MIN && ts <= g->wm) {
             /* Above every released row but at or below a watermark the kind has already
              * advanced to: windows closed by the watermark may contain it, so it is
@@ -664,9 +718,10 @@ static int process_row(sl__trig_ctx *c, int64_t ts, uint64_t aux, int kind)
             return late_change(c, ts, ts, SL_TRIG_ROW_INSERT);
         }
         if (present) {
-            if (found)
+            /* An update; a table_rows row of an unknown table keeps the known one's key. */
+            if (found && (aux != 0 || !def->table_rows))
                 pv->v[at].aux = aux;
-            else if (rv_insert(pv, at, ts, aux) != 0)
+            else if (!found && rv_insert(pv, at, ts, aux) != 0)
                 return SL_ENOMEM;
         } else if (found) {
             rv_remove(pv, at, at + 1);
@@ -689,12 +744,13 @@ static int process_row(sl__trig_ctx *c, int64_t ts, uint64_t aux, int kind)
         return 0;
     }
     sl__trig_rowvec *lv = &g->log;
-    uint32_t at = rv_lower(lv, ts);
-    bool found = at < lv->n && lv->v[at].ts == ts;
+    uint32_t at;
+    bool found = rv_find(lv, ts, aux, def->table_rows, &at);
     int k;
     if (present) {
         if (found) {
-            lv->v[at].aux = aux;
+            if (aux != 0 || !def->table_rows)
+                lv->v[at].aux = aux;
             k = SL_TRIG_ROW_UPDATE;
         } else {
             if (rv_insert(lv, at, ts, aux) != 0)
@@ -853,6 +909,27 @@ int sl_trig_feed(sl_trig *t, const sl_trig_input *in, const sl_trig_sink *sink, 
     if (def->ops->prepare) {
         if ((rc = def->ops->prepare(def, b, t->sel, nsel, t->aux, err)) != 0)
             return rc;
+    } else if (def->table_rows && (int)b->ncols > def->ncols + def->ntags &&
+               sl_type_is_var(b->cols[def->ncols + def->ntags].type)) {
+        /* Rows told apart by table (trigger_int.h): aux is the row's table key. */
+        const sl_column *tc = &b->cols[def->ncols + def->ntags];
+        uint32_t prev_len = 0;
+        const char *prev = NULL;
+        uint64_t key = 0;
+        for (uint32_t j = 0; j < nsel; j++) {
+            uint32_t r = t->sel[j], len = 0;
+            const char *p = sl_column_is_null(tc, r) ? NULL : sl_column_get_str(tc, r, &len);
+            if (p == NULL) {
+                t->aux[j] = 0;
+                continue;
+            }
+            if (prev == NULL || len != prev_len || memcmp(p, prev, len) != 0) {
+                key = table_key(p, len);
+                prev = p;
+                prev_len = len;
+            }
+            t->aux[j] = key;
+        }
     } else {
         memset(t->aux, 0, (size_t)nsel * sizeof *t->aux);
     }
@@ -916,8 +993,10 @@ int sl_trig_feed(sl_trig *t, const sl_trig_input *in, const sl_trig_sink *sink, 
     return rc;
 }
 
-int sl_trig_delete_range(sl_trig *t, uint64_t group_id, int64_t lo, int64_t hi,
-                         const sl_trig_sink *sink, sl_error *err)
+/* Deletes the rows of group_id in [lo, hi]: every row, or with by_table only those of the
+ * table with key `key` (table_rows logs; other logs have one table per group). */
+static int delete_rows(sl_trig *t, uint64_t group_id, bool by_table, uint64_t key, int64_t lo,
+                       int64_t hi, const sl_trig_sink *sink, sl_error *err)
 {
     const sl_trig_def *def = t->def;
     if (lo > hi)
@@ -934,12 +1013,17 @@ int sl_trig_delete_range(sl_trig *t, uint64_t group_id, int64_t lo, int64_t hi,
     if (rc != 0)
         return rc;
     sl__trig_ctx c = {.t = t, .def = def, .g = g, .kst = g->kst, .sink = sink};
+    by_table = by_table && def->table_rows;
     /* Pending rows just vanish. */
     uint32_t a = rv_lower(&g->pending, lo), z = rv_lower(&g->pending, hi);
     while (z < g->pending.n && g->pending.v[z].ts == hi)
         z++;
-    if (z > a)
-        rv_remove(&g->pending, a, z);
+    if (z > a) {
+        if (by_table)
+            rv_remove_table(&g->pending, a, z, key);
+        else
+            rv_remove(&g->pending, a, z);
+    }
     int64_t h = horizon_of(&c);
     if (lo < h)
         lo = h;
@@ -948,16 +1032,35 @@ int sl_trig_delete_range(sl_trig *t, uint64_t group_id, int64_t lo, int64_t hi,
         z = rv_lower(&g->log, hi);
         while (z < g->log.n && g->log.v[z].ts == hi)
             z++;
-        if (z > a) {
+        uint32_t gone = 0;
+        if (z > a && by_table) {
+            gone = rv_remove_table(&g->log, a, z, key);
+        } else if (z > a) {
             rv_remove(&g->log, a, z);
-            rc = late_change(&c, lo, hi, SL_TRIG_ROW_DELETE);
+            gone = z - a;
         }
+        if (gone > 0)
+            rc = late_change(&c, lo, hi, SL_TRIG_ROW_DELETE);
     }
     g->dirty = true;
     prune_all(&c);
     if (def->max_delay_ns)
         max_delay_update(&c, de, sl__trig_mono(t));
     return rc;
+}
+
+int sl_trig_delete_range(sl_trig *t, uint64_t group_id, int64_t lo, int64_t hi,
+                         const sl_trig_sink *sink, sl_error *err)
+{
+    return delete_rows(t, group_id, false, 0, lo, hi, sink, err);
+}
+
+int sl_trig_delete_table_range(sl_trig *t, uint64_t group_id, const char *table, uint32_t len,
+                               int64_t lo, int64_t hi, const sl_trig_sink *sink, sl_error *err)
+{
+    if (table == NULL)
+        return sl_error_set(err, SL_EINVAL, 0, 0, "sl_trig_delete_table_range: no table");
+    return delete_rows(t, group_id, true, table_key(table, len), lo, hi, sink, err);
 }
 
 /* ------------------------------------------------------------------------ ticks */

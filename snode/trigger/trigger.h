@@ -254,10 +254,25 @@ typedef struct sl_trig_input {
  */
 int sl_trig_feed(sl_trig *t, const sl_trig_input *in, const sl_trig_sink *sink, sl_error *err);
 
-/* Deletes the rows of group with lo <= ts <= hi (DELETE FROM, a dropped child table);
- * effective only with DELETE_RECALC. Returns as sl_trig_feed. */
+/* Deletes the rows of group with lo <= ts <= hi, of every table (DELETE FROM, a dropped
+ * child table, where the group is that one table); effective only with DELETE_RECALC.
+ * Returns as sl_trig_feed. */
 int sl_trig_delete_range(sl_trig *t, uint64_t group_id, int64_t lo, int64_t hi,
                          const sl_trig_sink *sink, sl_error *err);
+
+/*
+ * Deletes the rows of child table `table` (its tbname, len bytes, borrowed during the
+ * call) with lo <= ts <= hi from group: DELETE FROM that table, or the table dropped
+ * (lo..hi = everything), when the group may span tables (tag grouping, ROLLUP BY, no
+ * grouping over a super table). The rows other tables of the group have in the range,
+ * also at the same timestamps, stay, and the windows holding deleted rows are recomputed.
+ * Effective only with DELETE_RECALC. INTERVAL, SESSION and plain SLIDING tell a group's rows
+ * apart by table when they were fed with the tbname column ("Input block layout"); rows fed
+ * without it count as the table's. For the other kinds (a group is one table) it is
+ * sl_trig_delete_range. Returns as sl_trig_feed; SL_EINVAL when table is NULL.
+ */
+int sl_trig_delete_table_range(sl_trig *t, uint64_t group_id, const char *table, uint32_t len,
+                               int64_t lo, int64_t hi, const sl_trig_sink *sink, sl_error *err);
 
 /*
  * Advances processing time: PERIOD schedules, MAX_DELAY triggers, IDLE detection. Reads

@@ -488,6 +488,8 @@ int sl_trig_def_build(const sl_create_stream *cs, const sl_trig_def_opts *o, sl_
     def->col_types[n - 1] = SL_T_VARCHAR;
     def->col_widths[n - 1] = SL_TABLE_NAME_MAX;
 
+    def->table_rows = def->has_table && def->ops->keeps_log && def->ops->prepare == NULL &&
+                      def->ops->intern == NULL;
     if ((rc = def->ops->build(def, cs, err)) != 0)
         goto fail;
     if ((rc = build_options(def, cs, err)) != 0)

@@ -68,7 +68,18 @@ typedef struct sl__trig_closed {
                              * the capture arena, 0: none (not stored with the group) */
 } sl__trig_closed;
 
-/* One released row in the group's log. aux is the kind's per-row value from prepare(). */
+/*
+ * One released row in the group's log. aux is the kind's per-row value from prepare().
+ *
+ * Kinds without prepare()/intern() (INTERVAL, SESSION, SLIDING: the kinds a group spanning
+ * tables - tag grouping, ROLLUP BY, no grouping over a super table - can have) use no aux;
+ * for them (def->table_rows) aux holds the row's table key instead, a hash of its tbname
+ * (never 0 or SL__TRIG_AUX_SKIP), and a row is (ts, table): two tables' rows at one
+ * timestamp are two rows, sorted by (ts, aux), and a delete of one table's rows leaves the
+ * other tables' rows. aux 0 is a row of an unknown table (fed without the tbname column,
+ * or restored from state written before rows were told apart): it is the same row as any
+ * table's row at its timestamp. Other kinds keep one row per timestamp.
+ */
 typedef struct sl__trig_logrow {
     int64_t ts;
     uint64_t aux;
@@ -163,6 +174,7 @@ struct sl_trig_def {
     int min_columns;            /* 1 + highest referenced input column */
     bool has_table;
     bool single_group;          /* no PARTITION BY / ROLLUP BY: group 0 exists from the start */
+    bool table_rows;            /* the row log tells rows apart by table (see sl__trig_logrow) */
     /* Options. */
     int64_t watermark;          /* 0 default */
     int64_t expired;            /* 0: none */
@@ -225,8 +237,9 @@ struct sl__trig_group {
     int64_t released;           /* highest released ts (INT64_MIN: none) */
     int64_t wm;                 /* watermark applied to the kind (INT64_MIN: none) */
     uint64_t version_hi;
-    sl__trig_rowvec pending;    /* rows > watermark, sorted by ts, unique ts */
-    sl__trig_rowvec log;        /* released rows, sorted by ts, unique ts */
+    sl__trig_rowvec pending;    /* rows > watermark, sorted by ts, unique ts (table_rows:
+                                 * sorted by (ts, aux), unique (ts, aux)) */
+    sl__trig_rowvec log;        /* released rows, sorted and unique as pending */
     sl__trig_closedvec closed;  /* emitted windows, by close order */
     uint8_t *kst;               /* kind state, def->ops->state_size bytes */
     sl__trig_vstore vs;         /* values behind row codes (STATE/EVENT), else empty */

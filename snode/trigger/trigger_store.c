@@ -315,7 +315,7 @@ int sl__trig_group_encode(const sl_trig_def *def, const sl__trig_group *g, sl_bu
     return rc;
 }
 
-static int get_rows(sl_reader *r, sl__trig_rowvec *rv, sl_error *err)
+static int get_rows(sl_reader *r, sl__trig_rowvec *rv, bool table_rows, sl_error *err)
 {
     uint64_t n;
     if (sl_reader_varu(r, &n) != 0 || n > sl_reader_left(r) / 2)
@@ -326,17 +326,21 @@ static int get_rows(sl_reader *r, sl__trig_rowvec *rv, sl_error *err)
     rv->n = rv->cap = (uint32_t)n;
     rv->head = 0;
     int64_t prev = 0;
+    uint64_t prev_aux = 0;
     for (uint64_t i = 0; i < n; i++) {
         int64_t d;
         uint64_t aux;
         if (sl_reader_vari(r, &d) != 0 || sl_reader_varu(r, &aux) != 0)
             return sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger state: truncated rows");
         int64_t ts = (int64_t)((uint64_t)prev + (uint64_t)d);
-        if (i > 0 && ts <= prev)
+        /* Rows are in (ts, aux) order; one timestamp holds several rows only when they are
+         * rows of different tables (def->table_rows, trigger_int.h). */
+        if (i > 0 && (ts < prev || (ts == prev && (!table_rows || aux <= prev_aux))))
             return sl_error_set(err, SL_ECORRUPT, 0, 0, "trigger state: rows out of order");
         rv->v[i].ts = ts;
         rv->v[i].aux = aux;
         prev = ts;
+        prev_aux = aux;
     }
     return 0;
 }
@@ -358,7 +362,8 @@ int sl__trig_group_decode(const sl_trig_def *def, const void *p, size_t n, sl__t
         sl_reader_vari(&r, &g->released) != 0 || sl_reader_vari(&r, &g->wm) != 0 ||
         sl_reader_varu(&r, &g->version_hi) != 0)
         goto corrupt;
-    if ((rc = get_rows(&r, &g->pending, err)) != 0 || (rc = get_rows(&r, &g->log, err)) != 0)
+    if ((rc = get_rows(&r, &g->pending, def->table_rows, err)) != 0 ||
+        (rc = get_rows(&r, &g->log, def->table_rows, err)) != 0)
         goto fail;
     rc = SL_ECORRUPT;
     if (sl_reader_varu(&r, &cn) != 0 || cn > sl_reader_left(&r) / 7)

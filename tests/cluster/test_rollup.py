@@ -6,16 +6,19 @@ rows inserted once the streams are set up, the output tables read back.
 
 Every expected row is worked out by hand below from the spec's rules - a tag value A.B.C is
 in the groups A, A.B and A.B.C; a node's data is that of the child tables whose path is the
-node or a descendant; NULL and empty paths make no group - never taken from the system
-under test. Times are seconds after 2025-01-01 00:00:00 UTC; the tables use millisecond
+node or a descendant; NULL and empty paths make no group - or computed in Python from the
+rows the test wrote (nodes_of, interval_expected, reference.sliding_points), never taken
+from the system under test. Times are seconds after 2025-01-01 00:00:00 UTC; the tables use millisecond
 precision.
 """
 import re
+import time
 
 import pytest
 
-from helpers import (create_stream, make_db, num, running, sec, stream_cluster, stream_errors,
-                     wait_equal, wait_for)
+from helpers import (create_stream, make_db, ms, num, poll, running, sec, stream_cluster,
+                     stream_errors, wait_equal, wait_for)
+from reference import sliding_points
 
 
 @pytest.fixture(scope="module")
@@ -237,6 +240,266 @@ def test_rollup_invalid_path_is_an_error(cl):
         settle=0)
     wait_for(lambda: any("invalid path 'b..q'" in e for e in stream_errors(sql, db, "s")), 20,
              lambda: f"no invalid-path error: {stream_errors(sql, db, 's')}")
+
+
+# ------------------------------------------------------------------------------ PERIOD,
+# plain SLIDING, DELETE_RECALC, a path that is a prefix of another's
+
+def rollup_db(sql, db, tables, vgroups=2):
+    """Database db with the super table st and child tables name -> path (None: NULL)."""
+    sql.run(f"CREATE DATABASE {db} VGROUPS {vgroups}")
+    sql.run(ST, db)
+    for i, (t, p) in enumerate(tables.items()):
+        sql.run(f"CREATE TABLE {t} USING st TAGS ({'NULL' if p is None else repr(p)}, {i})", db)
+
+
+def nodes_of(tables):
+    """{node: set of the tables in it} by the spec's rule: a table whose path is A.B.C is in
+    the nodes A, A.B and A.B.C; a NULL or empty path is in none."""
+    out = {}
+    for t, p in tables.items():
+        if p:
+            segs = p.split(".")
+            for i in range(1, len(segs) + 1):
+                out.setdefault(".".join(segs[:i]), set()).add(t)
+    return out
+
+
+def insert_in_order(sql, db, rows):
+    """rows: (sec, table, v); one INSERT per row, in time order, in one CLI call."""
+    sql.run(" ".join(f"INSERT INTO {t} VALUES ({ms(s)}, {v});" for s, t, v in sorted(rows)), db)
+
+
+def out_tags(sql, db, stable):
+    return sorted(t["tag_value"] for t in sql.dicts(
+        "SELECT tag_value FROM information_schema.ins_tags "
+        f"WHERE db_name = '{db}' AND stable_name = '{stable}'"))
+
+
+# A table whose path (a.b / f.a / A.B) is a prefix of another's (a.b.c / f.a.x / A.B.C) is
+# a leaf of its own and in the nodes of the longer path: its node holds both tables.
+PTABLES = {"p1": "f.a.x", "p2": "f.a", "p3": "f.b", "p4": "g", "pn": None, "pe": ""}
+
+
+def test_rollup_period(cl):
+    """PERIOD with ROLLUP BY (docs/streams.md "PERIOD and %%trows"): a node's %%trows at a
+    point is the rows its tables wrote since the previous point. The points are wall-clock
+    time, so nothing checked depends on where they fall: per node the counts and sums of
+    all its output rows add up to exactly the rows written to its tables (each counted
+    once), a point without new rows writes nothing (rule 10), every node has its subtable
+    and the NULL / '' paths none, and the placeholders follow the PERIOD(1s) schedule.
+
+    One vgroup: the docs' range is exact when a group's rows of a later period have later
+    timestamps than its rows of earlier periods. The rows are written in time order; over
+    two vgroups the snode may read one vgroup's newer rows before the other's older ones,
+    and these groups span tables (docs: such rows are counted again)."""
+    c, sql = cl
+    db = "r_per"
+    rollup_db(sql, db, PTABLES, vgroups=1)
+    create_stream(c, sql, db,
+                  "CREATE STREAM s PERIOD(1s) FROM st ROLLUP BY path INTO out "
+                  "AS SELECT _tlocaltime AS ts, _tprev_localtime AS tp, _tnext_localtime AS tn, "
+                  "COUNT(*) AS cnt, SUM(v) AS total, _trollup_tbcount AS ntb, %%1 AS node, "
+                  "%%rollup_tag AS lf FROM %%trows")
+    # Three bursts of two rows per table, more than a period apart, so a node's rows spread
+    # over several points; event times rise over the bursts and the tables.
+    rows = []
+    k = 0
+    for burst in range(3):
+        b = []
+        for _ in range(2):
+            for t in PTABLES:
+                k += 1
+                b.append((k, t, k))
+        insert_in_order(sql, db, b)
+        rows += b
+        if burst < 2:
+            time.sleep(1.3)
+    nodes = nodes_of(PTABLES)
+    assert sorted(nodes) == ["f", "f.a", "f.a.x", "f.b", "g"]
+    expected = {n: (sum(1 for _, t, _ in rows if t in ts), sum(v for _, t, v in rows if t in ts))
+                for n, ts in nodes.items()}
+
+    def got_rows():
+        return [(r[0], int(r[1]), int(r[2]), int(r[3]), num(r[4]), num(r[5]), num(r[6]), r[7],
+                 r[8]) for r in sql.rows("SELECT path, CAST(ts AS BIGINT), CAST(tp AS BIGINT), "
+                                         "CAST(tn AS BIGINT), cnt, total, ntb, node, lf FROM out",
+                                         db)]
+
+    def totals(rs):
+        out = {}
+        for p, *_, cnt, total, _ntb, _node, _lf in rs:
+            a, b = out.get(p, (0, 0))
+            out[p] = (a + cnt, b + total)
+        return out
+    got = poll(lambda: totals(got_rows()), lambda v: v == expected, 15)
+    assert got == expected, (got, expected, stream_errors(sql, db, "s"))
+    time.sleep(2.2)  # two more points at least, without rows: they write nothing
+    rs = got_rows()
+    assert totals(rs) == expected, rs
+    for p, ts, tp, tn, cnt, total, ntb, node, lf in rs:
+        # Each row is a point with rows (cnt > 0); _tlocaltime is the scheduled point (whole
+        # seconds), _tnext_localtime the next one, _tprev_localtime an earlier point (the
+        # previous one unless a point was missed on a loaded machine, docs 9).
+        assert cnt > 0 and ts % 1000 == 0 and tn == ts + 1000, rs
+        assert tp <= ts - 1000 and (ts - tp) % 1000 == 0, rs
+        assert node == p and lf == leaf(p) and ntb == len(nodes[p]), rs
+    assert len(rs) > len(nodes), rs  # the nodes' rows did spread over several points
+    assert out_tags(sql, db, "out") == sorted(nodes)
+    assert stream_errors(sql, db, "s") == []
+
+
+STABLES = {"s1": "a.b.c", "s2": "a.b", "s3": "a.x", "s4": "q", "sn": None, "se": ""}
+# (sec, table, v), written in this (time) order. Every node has rows in each of [0,10),
+# [10,20) and [20,30); the rows at 31..35 fire the point 30 of every node. s1 and s3 both
+# have a row at 14 (two tables, one timestamp, one node a).
+SROWS = [(1, "s1", 1), (2, "s2", 10), (3, "sn", 7), (4, "s3", 100), (5, "s4", 1000),
+         (6, "s1", 2), (8, "se", 9), (11, "s2", 20), (12, "s4", 2000), (14, "s1", 4),
+         (14, "s3", 200), (17, "sn", 7), (19, "s2", 40), (23, "s1", 8), (25, "s4", 4000),
+         (26, "s3", 400), (27, "s2", 80), (31, "s1", 0), (32, "s2", 0), (33, "s3", 0),
+         (34, "s4", 0), (35, "se", 9)]
+
+
+def test_rollup_plain_sliding(cl):
+    """SLIDING without INTERVAL with ROLLUP BY: ON_TIME at the event-time points k*10s per
+    node (docs/triggers.md 5: a node's first point is the first after its first row, each
+    covers [_tprev_ts, _tcurrent_ts), a point fires when the node's newest row reaches it).
+    Expected rows from reference.sliding_points over each node's rows (those of the tables
+    the spec puts in it), with %%trows and with FROM st (restricted to the node's subtree).
+
+    One vgroup, rows written in time order: a late row of an already fired point is absorbed
+    (docs 5), and over two vgroups a node's rows may reach the snode out of order."""
+    c, sql = cl
+    db = "r_sld"
+    rollup_db(sql, db, STABLES, vgroups=1)
+    q = ("AS SELECT _tcurrent_ts AS ts, _tprev_ts AS tp, _tnext_ts AS tn, COUNT(*) AS cnt, "
+         "SUM(v) AS total FROM ")
+    create_stream(c, sql, db, "CREATE STREAM s SLIDING(10s) FROM st ROLLUP BY path INTO out "
+                  + q + "%%trows")
+    create_stream(c, sql, db, "CREATE STREAM s2 SLIDING(10s) FROM st ROLLUP BY path INTO out2 "
+                  + q + "st WHERE ts >= _tprev_ts AND ts < _tcurrent_ts")
+    insert_in_order(sql, db, SROWS)
+    nodes = nodes_of(STABLES)
+    assert sorted(nodes) == ["a", "a.b", "a.b.c", "a.x", "q"]
+    expected = []
+    for n, tables in nodes.items():
+        pts, fired = sliding_points([(s, v, None) for s, t, v in SROWS if t in tables], 10)
+        assert fired == [10, 20, 30] and sorted(pts) == fired  # the data is as meant
+        expected += [(n, p, p - 10, p + 10, cnt, total) for p, (cnt, total) in pts.items()]
+    expected.sort()
+    # e.g. a.b = s1 + s2: 10 -> 1+10+2, 20 -> 20+4+40, 30 -> 8+80; a = a.b + s3.
+    assert ("a.b", 10, 0, 20, 3, 13) in expected and ("a", 20, 10, 30, 4, 264) in expected
+
+    def get(table):
+        return lambda: sorted(
+            (r[0], sec(r[1]), sec(r[2]), sec(r[3]), num(r[4]), num(r[5])) for r in sql.rows(
+                "SELECT path, CAST(ts AS BIGINT), CAST(tp AS BIGINT), CAST(tn AS BIGINT), cnt, "
+                f"total FROM {table}", db))
+    wait_equal(get("out"), expected, "ROLLUP BY plain SLIDING, %%trows", sql, db, ["s"])
+    wait_equal(get("out2"), expected, "ROLLUP BY plain SLIDING, FROM st", sql, db, ["s2"],
+               settle=0)
+    assert out_tags(sql, db, "out") == sorted(nodes) == out_tags(sql, db, "out2")
+    assert stream_errors(sql, db, "s") == [] and stream_errors(sql, db, "s2") == []
+
+
+DTABLES = {"d1": "A.B.C", "d2": "A.B", "d3": "A.X", "d4": "Z.Q", "dn": None, "de": ""}
+# (sec, v) in [0,10) and [10,20); d1 and d2 share the timestamp 3 (one node, two tables).
+DROWS = {"d1": [(1, 1), (3, 2), (5, 4), (12, 8), (14, 16), (16, 32)],
+         "d2": [(3, 100), (13, 200)], "d3": [(2, 1000), (15, 2000)],
+         "d4": [(4, 10000), (11, 20000)], "dn": [(1, 7), (11, 7)], "de": [(1, 9), (11, 9)]}
+# Rows in [20,30) that close both windows of every node (INTERVAL(10s), WATERMARK 0).
+DCLOSE = {"d1": [(25, 0)], "d2": [(26, 0)], "d3": [(27, 0)], "d4": [(28, 0)],
+          "dn": [(21, 7)], "de": [(21, 9)]}
+
+
+def interval_expected(nodes, rows):
+    """{(node, window start): (cnt, sum)} of the windows [0,10) and [10,20) over rows
+    {table: [(sec, v)]}, each node reading the tables the spec puts in it."""
+    out = {}
+    for n, tables in nodes.items():
+        for ws in (0, 10):
+            inside = [v for t in tables for s, v in rows.get(t, []) if ws <= s < ws + 10]
+            if inside:
+                out[(n, ws)] = (len(inside), sum(inside))
+    return out
+
+
+def test_rollup_delete_recalc(cl):
+    """DELETE_RECALC with ROLLUP BY: deleting rows of one child table recomputes every node
+    the table is in - for A.B.C: A, A.B and A.B.C - and no other node; A.B is also the path
+    of a table of its own, so its node holds both (and a delete in that table recomputes A
+    and A.B, not A.B.C). NULL and '' paths make no node, also when their rows are deleted.
+    A recomputation is seen by `lt` (_tlocaltime, the system time of the trigger): it
+    changes when a window is computed again and only then. _twrownum counts the node's rows
+    of every table, two tables' rows at one timestamp being two rows."""
+    c, sql = cl
+    db = "r_del"
+    rollup_db(sql, db, DTABLES)
+    tail = ("AS SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total, _tlocaltime AS lt, "
+            "_trollup_tbcount AS ntb, _twrownum AS rn FROM ")
+    create_stream(c, sql, db,
+                  "CREATE STREAM s INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY path "
+                  "STREAM_OPTIONS(DELETE_RECALC) INTO out " + tail + "%%trows")
+    create_stream(c, sql, db,
+                  "CREATE STREAM s2 INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY path "
+                  "STREAM_OPTIONS(DELETE_RECALC) INTO out2 " + tail +
+                  "st WHERE ts >= _twstart AND ts < _twend")
+    insert_all(sql, db, DROWS)
+    insert_all(sql, db, DCLOSE)
+    nodes = nodes_of(DTABLES)
+    assert sorted(nodes) == ["A", "A.B", "A.B.C", "A.X", "Z", "Z.Q"]
+    rows = {t: list(r) for t, r in DROWS.items()}
+
+    def get(table):
+        return {(r[0], sec(r[1])): (num(r[2]), num(r[3]), int(r[4]), num(r[5]), num(r[6]))
+                for r in sql.rows(f"SELECT path, CAST(ws AS BIGINT), cnt, total, "
+                                  f"CAST(lt AS BIGINT), ntb, rn FROM {table}", db)}
+
+    def check(what, expected):
+        """Waits for both outputs to hold `expected` (cnt, sum; ntb = the node's tables,
+        rn = cnt); returns {stream output: {(node, ws): lt}}."""
+        lts = {}
+        for i, table in enumerate(("out", "out2")):
+            wait_equal(lambda: {k: (a, b, n, r) for k, (a, b, _, n, r) in get(table).items()},
+                       {k: (a, b, len(nodes[k[0]]), a) for k, (a, b) in expected.items()},
+                       f"{what} ({table})", sql, db, ["s", "s2"], settle=1.0 if i == 0 else 0)
+            lts[table] = {k: v[2] for k, v in get(table).items()}
+        return lts
+
+    # Before: A.B = d1 + d2 (3+100 at the shared timestamp 3: both rows count), A = d1 d2 d3.
+    exp0 = interval_expected(nodes, rows)
+    assert exp0[("A.B", 0)] == (4, 107) and exp0[("A", 10)] == (5, 2256)
+    lt0 = check("ROLLUP BY before the deletes", exp0)
+
+    # 1. d1 loses 3, 5, 12, 14 (1 and 16 stay, so no window empties): A, A.B and A.B.C
+    # recompute both windows; A.X, Z and Z.Q keep their rows as they were. The range also
+    # spans rows of d2 (3, 13) and d3 (2) - rows of the same nodes that stay.
+    sql.run(f"DELETE FROM d1 WHERE ts >= {ms(2)} AND ts <= {ms(14)}", db)
+    sql.run(f"DELETE FROM dn WHERE ts >= {ms(0)} AND ts <= {ms(20)}", db)
+    rows["d1"] = [(1, 1), (16, 32)]
+    exp1 = interval_expected(nodes, rows)
+    assert exp1[("A.B", 0)] == (2, 101) and exp1[("A", 10)] == (3, 2232)
+    lt1 = check("ROLLUP BY after deleting rows of d1 (A.B.C)", exp1)
+    for out in ("out", "out2"):
+        for k in exp0:
+            changed = k[0] in ("A", "A.B", "A.B.C")
+            assert (lt1[out][k] > lt0[out][k]) if changed else (lt1[out][k] == lt0[out][k]), (
+                out, k, lt0[out], lt1[out])
+
+    # 2. d2 (path A.B, a prefix of d1's) loses 3 and 13 - timestamps the first delete also
+    # spanned: A and A.B recompute, A.B.C (d1 only) and the others do not.
+    sql.run(f"DELETE FROM d2 WHERE ts >= {ms(3)} AND ts <= {ms(13)}", db)
+    rows["d2"] = []
+    exp2 = interval_expected(nodes, rows)
+    assert exp2[("A.B", 0)] == (1, 1) and exp2[("A", 10)] == (2, 2032)
+    lt2 = check("ROLLUP BY after deleting rows of d2 (A.B)", exp2)
+    for out in ("out", "out2"):
+        for k in exp0:
+            changed = k[0] in ("A", "A.B")
+            assert (lt2[out][k] > lt1[out][k]) if changed else (lt2[out][k] == lt1[out][k]), (
+                out, k, lt1[out], lt2[out])
+    assert out_tags(sql, db, "out") == sorted(nodes) == out_tags(sql, db, "out2")
+    assert stream_errors(sql, db, "s") == [] and stream_errors(sql, db, "s2") == []
 
 
 @pytest.mark.parametrize("stmt, message", [
