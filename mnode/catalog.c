@@ -3,9 +3,11 @@
  * (catalog.h).
  *
  * The whole catalog lives in memory - databases in a list, each with its tables in an
- * open-addressing hash set by case-insensitive name, vgroups and nodes in arrays sorted by
- * id - and every change is mirrored by one RocksDB write batch (catalog_int.h lists the
- * keys, catalog_store.c encodes them). The batch is written, synced, before the in-memory
+ * open-addressing hash set by case-insensitive name and its super tables in a list, every
+ * vgroup with the list of its tables (so listing a vgroup's tables costs what it holds),
+ * vgroups and nodes in arrays sorted by id - and every change is mirrored by one RocksDB
+ * write batch (catalog_int.h lists the keys, catalog_store.c encodes them; the lists are
+ * memory only, rebuilt at load). The batch is written, synced, before the in-memory
  * change, and everything the in-memory change needs is allocated (reserved) before the
  * batch is written, so memory and disk never disagree: a failed write changes neither, a
  * successful one is followed by linking that cannot fail.
@@ -15,6 +17,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +169,41 @@ int sl__mc_reserve_tables(sl__mc_db *db, uint32_t more)
     return sl_nameset_reserve(&db->d_tables, more);
 }
 
+/* Grows an array of table pointers with n entries to hold n + more. */
+static int reserve_ptrs(sl__mc_table ***arr, int64_t n, int64_t *cap, uint64_t more)
+{
+    uint64_t need = (uint64_t)n + more;
+    if (need <= (uint64_t)*cap)
+        return 0;
+    uint64_t c = *cap > 0 ? (uint64_t)*cap : 16;
+    while (c < need)
+        c *= 2;
+    if (c > SIZE_MAX / sizeof(**arr) || c > (uint64_t)INT64_MAX)
+        return SL_ENOMEM;
+    sl__mc_table **p = realloc(*arr, (size_t)c * sizeof(*p));
+    if (p == NULL)
+        return SL_ENOMEM;
+    *arr = p;
+    *cap = (int64_t)c;
+    return 0;
+}
+
+int sl__mc_reserve_index(sl__mc_table *t, uint32_t more)
+{
+    if (t->t_kind == SL_TABLE_SUPER) {
+        sl__mc_db *db = t->t_db;
+        int64_t cap = db->d_capsupers;
+        int rc = reserve_ptrs(&db->d_supers, db->d_nsupers, &cap, more);
+        if (rc == 0 && cap > UINT32_MAX)
+            return SL_ENOMEM; /* cannot happen: a database holds fewer tables */
+        db->d_capsupers = (uint32_t)cap;
+        return rc;
+    }
+    assert(t->t_vgroup != NULL);
+    sl__mc_vgroup *vg = t->t_vgroup;
+    return reserve_ptrs(&vg->vg_tables, vg->vg_ntables, &vg->vg_captables, more);
+}
+
 int sl__mc_reserve_children(sl__mc_table *st, int more)
 {
     return sl_grow(&st->t_children, sizeof(*st->t_children), &st->t_capchildren,
@@ -199,16 +237,32 @@ void sl__mc_link_table(sl__mc_table *t)
     sl__mc_db *db = t->t_db;
     /* Callers reserve first, so linking never allocates. */
     sl_nameset_insert(&db->d_tables, t);
-    if (t->t_kind == SL_TABLE_SUPER)
-        db->d_nsupers++;
+    if (t->t_kind == SL_TABLE_SUPER) {
+        assert(db->d_nsupers < db->d_capsupers);
+        t->t_index_pos = db->d_nsupers;
+        db->d_supers[db->d_nsupers++] = t;
+    }
     if (t->t_super != NULL) {
         sl__mc_table *st = t->t_super;
         assert(st->t_nchildren < st->t_capchildren);
         t->t_child_pos = st->t_nchildren;
         st->t_children[st->t_nchildren++] = t;
     }
-    if (t->t_vgroup != NULL)
-        t->t_vgroup->vg_ntables++;
+    if (t->t_vgroup != NULL) {
+        sl__mc_vgroup *vg = t->t_vgroup;
+        assert(vg->vg_ntables < vg->vg_captables);
+        t->t_index_pos = vg->vg_ntables;
+        vg->vg_tables[vg->vg_ntables++] = t;
+    }
+}
+
+/* Removes entry pos of an index of n tables by moving the last one into its place. */
+static void index_remove(sl__mc_table **v, int64_t *n, int64_t pos)
+{
+    assert(pos >= 0 && pos < *n);
+    sl__mc_table *last = v[--*n];
+    v[pos] = last;
+    last->t_index_pos = pos;
 }
 
 /* Unlinks one table from its database, vgroup and super table, and frees it. */
@@ -216,10 +270,13 @@ static void unlink_free(sl__mc_table *t)
 {
     sl__mc_db *db = t->t_db;
     sl_nameset_remove(&db->d_tables, t);
-    if (t->t_kind == SL_TABLE_SUPER)
-        db->d_nsupers--;
+    if (t->t_kind == SL_TABLE_SUPER) {
+        int64_t n = db->d_nsupers;
+        index_remove(db->d_supers, &n, t->t_index_pos);
+        db->d_nsupers = (uint32_t)n;
+    }
     if (t->t_vgroup != NULL)
-        t->t_vgroup->vg_ntables--;
+        index_remove(t->t_vgroup->vg_tables, &t->t_vgroup->vg_ntables, t->t_index_pos);
     if (t->t_super != NULL) {
         sl__mc_table *st = t->t_super;
         sl__mc_table *last = st->t_children[--st->t_nchildren];
@@ -318,9 +375,13 @@ void sl__mc_db_free(sl__mc_db *db)
     }
     for (uint32_t i = 0; i < db->d_tables.ns_cap; i++)
         sl__mc_table_free(slots[i]);
-    for (uint32_t i = 0; i < db->d_nvgroups; i++)
+    for (uint32_t i = 0; i < db->d_nvgroups; i++) {
+        if (db->d_vgroups[i] != NULL)
+            free(db->d_vgroups[i]->vg_tables);
         free(db->d_vgroups[i]);
+    }
     free(db->d_vgroups);
+    free(db->d_supers);
     free(db->d_vgroup_ids);
     sl_nameset_fini(&db->d_tables);
     free(db->d_name);
@@ -475,6 +536,38 @@ int sl_mcatalog_each_table(sl_mcatalog *cat, const char *db, const char *stable,
     uint32_t pos = 0;
     for (const sl__mc_table *t; (t = sl_nameset_next(&d->d_tables, &pos)) != NULL;) {
         sl__mc_table_view(cat, t, &v);
+        int rc = fn(arg, &v);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int sl_mcatalog_each_vgroup_table(sl_mcatalog *cat, uint32_t vgroup_id, sl_mcatalog_table_fn fn,
+                                  void *arg, sl_error *err)
+{
+    sl__mc_vgroup *vg = sl__mc_find_vgroup(cat, vgroup_id);
+    if (vg == NULL)
+        return sl_error_set(err, SL_ENOTFOUND, 0, 0, "vgroup %u does not exist", vgroup_id);
+    sl_mcatalog_table v;
+    for (int64_t i = 0; i < vg->vg_ntables; i++) {
+        sl__mc_table_view(cat, vg->vg_tables[i], &v);
+        int rc = fn(arg, &v);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int sl_mcatalog_each_stable(sl_mcatalog *cat, const char *db, sl_mcatalog_table_fn fn, void *arg,
+                            sl_error *err)
+{
+    sl__mc_db *d = sl__mc_find_db(cat, db);
+    if (d == NULL)
+        return no_db(err, db);
+    sl_mcatalog_table v;
+    for (uint32_t i = 0; i < d->d_nsupers; i++) {
+        sl__mc_table_view(cat, d->d_supers[i], &v);
         int rc = fn(arg, &v);
         if (rc != 0)
             return rc;

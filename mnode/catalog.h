@@ -223,6 +223,25 @@ typedef int (*sl_mcatalog_table_fn)(void *arg, const sl_mcatalog_table *t);
 int sl_mcatalog_each_table(sl_mcatalog *cat, const char *db, const char *stable,
                            sl_mcatalog_table_fn fn, void *arg, sl_error *err);
 
+/*
+ * Calls fn for every child and normal table placed in vgroup `vgroup_id`, in no particular
+ * order. The catalog keeps these lists per vgroup, so the cost is proportional to the
+ * vgroup's tables, not to its database's. The catalog must not change during the walk.
+ * Returns 0, the first nonzero value fn returned, or SL_ENOTFOUND (with a message) for an
+ * unknown vgroup.
+ */
+int sl_mcatalog_each_vgroup_table(sl_mcatalog *cat, uint32_t vgroup_id, sl_mcatalog_table_fn fn,
+                                  void *arg, sl_error *err);
+
+/*
+ * Calls fn for every super table of database db (borrowed), in no particular order, at a
+ * cost proportional to the super tables (not the child tables). The catalog must not
+ * change during the walk. Returns 0, the first nonzero value fn returned, or SL_ENOTFOUND
+ * (with a message) for an unknown database.
+ */
+int sl_mcatalog_each_stable(sl_mcatalog *cat, const char *db, sl_mcatalog_table_fn fn, void *arg,
+                            sl_error *err);
+
 /* A database. */
 typedef struct sl_mcatalog_db {
     const char *name; /* as created */

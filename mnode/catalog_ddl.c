@@ -400,6 +400,8 @@ static int prep_create_table(applier *a, sl_ddl_op *op, prep *p)
             db->d_vgroups[sl_mcatalog_vgroup_index(db->d_name, t->t_name, db->d_nvgroups)];
     int n = a->plan->nops;
     int rc = sl__mc_reserve_tables(db, (uint32_t)n);
+    if (rc == 0)
+        rc = sl__mc_reserve_index(t, (uint32_t)n);
     if (rc == 0 && t->t_super != NULL)
         rc = sl__mc_reserve_children(t->t_super, n);
     sl_buf_reset(&a->k);

@@ -106,6 +106,11 @@ struct sl__mc_vgroup {
     uint32_t vg_index;  /* hash index in its database */
     uint32_t vg_vnode;  /* node id of its vnode */
     int64_t vg_ntables; /* child and normal tables placed in it */
+    /* The same tables, in no particular order (memory only, rebuilt at load from the
+     * tables' records): the index that lists a vgroup's tables without walking its
+     * database. vg_ntables entries; each table's t_index_pos is its position. */
+    sl__mc_table **vg_tables;
+    int64_t vg_captables;
 };
 
 /* A table. A child's schema is its super table's; a super table has no vgroup. */
@@ -127,6 +132,8 @@ struct sl__mc_table {
     int t_nchildren;
     int t_capchildren;
     int t_child_pos; /* child: index in its super's t_children */
+    int64_t t_index_pos; /* child/normal: index in t_vgroup->vg_tables; super: in
+                          * t_db->d_supers */
 };
 
 /* A database and its tables, found by case-insensitive name in a hash set. */
@@ -139,6 +146,9 @@ struct sl__mc_db {
     uint32_t *d_vgroup_ids;    /* the same, as ids (sl_mcatalog_db.vgroup_ids) */
     sl_nameset d_tables;       /* every table, super tables included, by name */
     uint32_t d_nsupers;        /* super tables among them */
+    sl__mc_table **d_supers;   /* the same d_nsupers super tables, in no particular order
+                                * (memory only; t_index_pos is each one's position) */
+    uint32_t d_capsupers;
 };
 
 struct sl_mcatalog {
@@ -207,6 +217,9 @@ void sl__mc_table_view(const sl_mcatalog *cat, const sl__mc_table *t, sl_mcatalo
 int sl__mc_reserve_dbs(sl_mcatalog *cat, int more);
 int sl__mc_reserve_vgroups(sl_mcatalog *cat, uint32_t more);
 int sl__mc_reserve_tables(sl__mc_db *db, uint32_t more);
+/* Room for `more` more entries in the index that will hold t (unlinked, with t_kind and
+ * t_vgroup set): its vgroup's vg_tables, or its database's d_supers for a super table. */
+int sl__mc_reserve_index(sl__mc_table *t, uint32_t more);
 int sl__mc_reserve_children(sl__mc_table *st, int more);
 void sl__mc_link_db(sl_mcatalog *cat, sl__mc_db *db);
 void sl__mc_link_vgroup(sl_mcatalog *cat, sl__mc_vgroup *vg);

@@ -533,6 +533,8 @@ static int load_table(sl_mcatalog *cat, const void *k, size_t kn, const void *v,
         rc = push((void **)&tl->kids, &tl->nkids, &tl->capkids, sizeof(pc), &pc);
     } else {
         rc = sl__mc_reserve_tables(db, 1);
+        if (rc == 0)
+            rc = sl__mc_reserve_index(t, 1);
         if (rc == 0 && t->t_kind == SL_TABLE_SUPER)
             rc = push((void **)&tl->supers, &tl->nsupers, &tl->capsupers, sizeof(t), &t);
         if (rc == 0)
@@ -575,7 +577,8 @@ static int link_children(sl_mcatalog *cat, table_load *tl, sl_error *err)
             types_ok = types_ok && t->t_tagvals.cols[k].type == st->t_tags[k].type;
         if (!types_ok)
             break;
-        if (sl__mc_reserve_tables(t->t_db, 1) < 0 || sl__mc_reserve_children(st, 1) < 0) {
+        if (sl__mc_reserve_tables(t->t_db, 1) < 0 || sl__mc_reserve_index(t, 1) < 0 ||
+            sl__mc_reserve_children(st, 1) < 0) {
             for (size_t j = i; j < tl->nkids; j++)
                 sl__mc_table_free(tl->kids[j].t);
             return SL_ENOMEM;

@@ -97,6 +97,70 @@ static void shift_error(const sl_stmt *st, sl_error *err)
     sl_ddl_error_prefix(err);
 }
 
+/* The database a statement's name q resolves in: its own, else the current one. */
+static const char *qdb(const sl_conn *c, const sl_qname *q)
+{
+    return q->db != NULL ? q->db : c->c_db;
+}
+
+/*
+ * After catalog statement st succeeded on the mnode: drops from the metadata cache what it
+ * may have changed - the tables it created or dropped (with a child's super table entry
+ * and a super table's children, sl__meta_forget), the super table entry of the children
+ * CREATE TABLE ... USING made, a created or dropped database with its tables - and keeps
+ * everything else, so that a DDL (an snode creating output subtables) does not make every
+ * later statement ask for every table again. Statements that change no table (USE, SHOW,
+ * DESCRIBE, information_schema SELECTs, the stream statements but CREATE STREAM, DROP
+ * SNODE) keep the whole cache; a kind this does not know drops it all.
+ */
+static void forget_changed(sl_conn *c, const sl_stmt *st)
+{
+    switch (st->kind) {
+    case SL_STMT_USE:
+    case SL_STMT_SHOW:
+    case SL_STMT_DESCRIBE:
+    case SL_STMT_SELECT:
+    case SL_STMT_DROP_STREAM:
+    case SL_STMT_START_STREAM:
+    case SL_STMT_STOP_STREAM:
+    case SL_STMT_DROP_SNODE: return;
+    case SL_STMT_CREATE_DATABASE:
+        sl__meta_forget_db(c, st->u.create_db.name);
+        return;
+    case SL_STMT_DROP_DATABASE:
+        for (int i = 0; i < st->u.drop.n; i++)
+            sl__meta_forget_db(c, st->u.drop.names[i].name);
+        return;
+    case SL_STMT_CREATE_STABLE:
+        sl__meta_forget(c, qdb(c, &st->u.create_stable.name), st->u.create_stable.name.name);
+        return;
+    case SL_STMT_CREATE_TABLE:
+        sl__meta_forget(c, qdb(c, &st->u.create_table.name), st->u.create_table.name.name);
+        return;
+    case SL_STMT_CREATE_SUBTABLES:
+        for (int i = 0; i < st->u.create_subtables.n; i++) {
+            const sl_create_subtable *it = &st->u.create_subtables.items[i];
+            sl__meta_forget(c, qdb(c, &it->name), it->name.name);
+            sl__meta_forget_entry(c, qdb(c, &it->stable), it->stable.name);
+        }
+        return;
+    case SL_STMT_DROP_TABLE:
+    case SL_STMT_DROP_STABLE:
+        for (int i = 0; i < st->u.drop.n; i++)
+            sl__meta_forget(c, qdb(c, &st->u.drop.names[i]), st->u.drop.names[i].name);
+        return;
+    case SL_STMT_CREATE_STREAM: {
+        /* It may create its INTO table, in the INTO database, else the stream's. */
+        const sl_create_stream *cs = &st->u.create_stream;
+        if (cs->has_into)
+            sl__meta_forget(c, cs->into.db != NULL ? cs->into.db : qdb(c, &cs->name),
+                            cs->into.name);
+        return;
+    }
+    default: sl_conn_flush_meta(c); return;
+    }
+}
+
 /* Runs one statement's text (sql) on the mnode; st (may be NULL) places its errors. */
 static int exec_mnode_text(sl_conn *c, const sl_stmt *st, const char *sql, sl_result *res,
                            sl_error *err)
@@ -139,10 +203,8 @@ static int exec_mnode_text(sl_conn *c, const sl_stmt *st, const char *sql, sl_re
         sl_result_fini(res);
         return rc;
     }
-    /* Catalog changes make cached metadata stale. */
-    if (st != NULL && st->kind != SL_STMT_SHOW && st->kind != SL_STMT_DESCRIBE && st->kind != SL_STMT_USE &&
-        st->kind != SL_STMT_SELECT)
-        sl_conn_flush_meta(c);
+    if (st != NULL)
+        forget_changed(c, st);
     return 0;
 }
 

@@ -139,6 +139,8 @@ static void meta_free(sl__meta *m)
     free(m);
 }
 
+static void db_free(sl__dbinfo *d);
+
 static sl__meta *cache_find(sl_conn *c, const char *db, const char *name)
 {
     uint64_t h = key_hash(db, name);
@@ -158,6 +160,82 @@ void sl__meta_drop(sl_conn *c, sl__meta *m)
     if (*pp == m)
         *pp = m->m_next;
     meta_free(m);
+}
+
+/* Drops the cached tables of database db: every one (stable NULL), or the children of
+ * super table `stable`. Costs a walk of the cache: for DROP STABLE and DROP DATABASE. */
+static void drop_where(sl_conn *c, const char *db, const char *stable)
+{
+    for (int i = 0; i < SL__META_BUCKETS; i++) {
+        sl__meta **pp = &c->c_meta[i];
+        while (*pp != NULL) {
+            sl__meta *m = *pp;
+            bool hit = sl__name_eq(m->m_db, db) &&
+                       (stable == NULL ||
+                        (m->m_stable != NULL && sl__name_eq(m->m_stable, stable)));
+            if (hit) {
+                *pp = m->m_next;
+                meta_free(m);
+            } else {
+                pp = &m->m_next;
+            }
+        }
+    }
+}
+
+void sl__meta_forget(sl_conn *c, const char *dbname, const char *tname)
+{
+    if (dbname == NULL || tname == NULL)
+        return;
+    /* Copies: the arguments may be strings of the entries this frees. Names longer than
+     * any valid one (the mnode refuses them) cannot be told apart here: drop everything. */
+    char db[SL_NAME_MAX + 1], name[SL_TABLE_NAME_MAX + 1];
+    if (strlen(dbname) >= sizeof(db) || strlen(tname) >= sizeof(name)) {
+        sl_conn_flush_meta(c);
+        return;
+    }
+    strcpy(db, dbname);
+    strcpy(name, tname);
+    sl__meta *m = cache_find(c, db, name);
+    /* A super table's children share its schema and vgroup list: they go with it, also
+     * when it is not cached itself (DROP STABLE of a super table never looked up). */
+    drop_where(c, db, name);
+    if (m == NULL)
+        return;
+    char stable[SL_TABLE_NAME_MAX + 1] = "";
+    if (m->m_stable != NULL)
+        snprintf(stable, sizeof(stable), "%s", m->m_stable);
+    sl__meta_drop(c, m);
+    if (stable[0] != '\0')
+        sl__meta_drop(c, cache_find(c, db, stable));
+}
+
+void sl__meta_forget_entry(sl_conn *c, const char *db, const char *name)
+{
+    if (db != NULL && name != NULL)
+        sl__meta_drop(c, cache_find(c, db, name));
+}
+
+void sl__meta_forget_db(sl_conn *c, const char *dbname)
+{
+    char db[SL_NAME_MAX + 1];
+    if (dbname == NULL)
+        return;
+    if (strlen(dbname) >= sizeof(db)) {
+        sl_conn_flush_meta(c);
+        return;
+    }
+    strcpy(db, dbname);
+    drop_where(c, db, NULL);
+    for (sl__dbinfo **pp = &c->c_dbs; *pp != NULL;) {
+        sl__dbinfo *d = *pp;
+        if (sl__name_eq(d->d_name, db)) {
+            *pp = d->d_next;
+            db_free(d);
+        } else {
+            pp = &d->d_next;
+        }
+    }
 }
 
 static int copy_fields(Sluice__Field **pb, size_t n, sl_field **out)

@@ -11,8 +11,9 @@
  * over many vgroups returns exactly what one big table would.
  *
  * Table metadata (schema, uid, vgroup and vnode address) is cached per connection; DDL
- * sent through the connection drops the cache, and a write or scan refused because the
- * cached table is gone drops that entry.
+ * sent through the connection drops the entries it changes (the table created, dropped or
+ * altered, a child's super table, a database's tables on CREATE/DROP DATABASE), and a
+ * write or scan refused because a cached table is gone drops that request's entries.
  *
  * Results are sl_result (common/exec/result.h): column names, one block of rows whose
  * columns carry the types, the timestamp precision and the affected-row count; the

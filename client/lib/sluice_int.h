@@ -115,6 +115,19 @@ int sl__meta_add_pb(sl_conn *c, const void *pb, sl__meta **out, sl_error *err);
 /* Drops one table from the cache (NULL-safe). */
 void sl__meta_drop(sl_conn *c, sl__meta *m);
 
+/*
+ * What a catalog change makes stale, dropped from the cache so that only it is asked for
+ * again (the rest stays cached). sl__meta_forget: table db.name (both borrowed; NULL-safe),
+ * its super table's entry when it is a cached child, and the cached children of it when it
+ * is a super table. sl__meta_forget_db: database db's entry and every cached table of it.
+ * Entry pointers the caller holds for the forgotten tables become invalid.
+ */
+void sl__meta_forget(sl_conn *c, const char *db, const char *name);
+void sl__meta_forget_db(sl_conn *c, const char *db);
+/* Drops the cached entry of table db.name alone (NULL-safe): a super table a CREATE TABLE
+ * ... USING named, whose children stay valid. */
+void sl__meta_forget_entry(sl_conn *c, const char *db, const char *name);
+
 /* Frees every cache entry and vnode client. */
 void sl__meta_fini(sl_conn *c);
 
@@ -136,6 +149,30 @@ int sl__conn_insert(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
 int sl__conn_delete(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err);
 /* SELECT over user tables (select.c). */
 int sl__conn_select(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err);
+
+/* One table's rows for sl__insert_blocks. */
+typedef struct sl__block_write {
+    const char *table;     /* a child or normal table of the call's database (borrowed) */
+    const sl_block *rows;  /* its rows, as sl_insert_block takes them (borrowed) */
+    int rc;                /* out: 0 when the rows were written (or there were none), else
+                            * the error that refused them */
+} sl__block_write;
+
+/*
+ * sl_insert_block for n tables of database db (NULL: the current one) at once, for writers
+ * of many tables' rows - the snode's output writer: every item is looked up and checked as
+ * sl_insert_block checks one, then the items are grouped by the vgroup of their table and
+ * each vgroup gets one VNODE_WRITE request carrying all of its items (applied atomically
+ * by the vnode), instead of one request per table. The writes carry the connection's epoch
+ * and are idempotent (rows replace rows of the same key), so a failed call may be repeated.
+ * A table should be listed once: two items of one table in one request reach the vnode in
+ * one batch. Items whose lookup or check fails fail alone; a request the vnode refuses
+ * fails every item it carried, and its SL_ENOTFOUND forgets their cached entries (the next
+ * call looks them up again). Sets every item's rc and returns 0 when all were written,
+ * else the first failure's code with its message in err. SL_EINVAL for a NULL argument
+ * (nothing is sent, no rc set). w is borrowed; only the rc fields are written.
+ */
+int sl__insert_blocks(sl_conn *c, const char *db, sl__block_write *w, size_t n, sl_error *err);
 
 /* Case-insensitive (ASCII) equality. */
 bool sl__name_eq(const char *a, const char *b);

@@ -55,9 +55,31 @@ static int send_write(sl_conn *c, const sl__vgroup *vg, Sluice__WriteItem **item
     int rc = sl__vnode_call(c, vg->vg_addr, SLUICE__VNODE_METHOD__VNODE_WRITE, b.data, b.len,
                             NULL, err);
     sl_buf_fini(&b);
-    if (rc == SL_ENOTFOUND)
-        sl_conn_flush_meta(c); /* the vnode does not know a table we had cached */
-    return rc;
+    return rc; /* SL_ENOTFOUND: a table we had cached is unknown there; callers forget it */
+}
+
+/*
+ * Forgets the cached entries of the n tables in v (repeats allowed) that a vnode did not
+ * know (its SL_ENOTFOUND): only they are looked up again. The names are copied first, as
+ * forgetting one table may free another's entry too (sl__meta_forget: a child's super
+ * table); without memory for the copies the whole cache goes.
+ */
+static void forget_stale(sl_conn *c, sl__meta *const *v, size_t n)
+{
+    if (n == 0)
+        return;
+    char(*names)[2][SL_TABLE_NAME_MAX + 1] = calloc(n, sizeof(*names));
+    if (names == NULL) {
+        sl_conn_flush_meta(c);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i][0], sizeof(names[i][0]), "%s", v[i]->m_db);
+        snprintf(names[i][1], sizeof(names[i][1]), "%s", v[i]->m_name);
+    }
+    for (size_t i = 0; i < n; i++)
+        sl__meta_forget(c, names[i][0], names[i][1]);
+    free(names);
 }
 
 /* ---------------------------------------------------------------- INSERT */
@@ -147,14 +169,16 @@ int sl__conn_insert(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
     ins_item *items = calloc((size_t)(n > 0 ? n : 1), sizeof(*items));
     sl__meta **made = NULL;
     Sluice__WriteItem **batch = calloc((size_t)(n > 0 ? n : 1), sizeof(*batch));
+    sl__meta **batchm = calloc((size_t)(n > 0 ? n : 1), sizeof(*batchm));
     bool *sent = calloc((size_t)(n > 0 ? n : 1), sizeof(bool));
     sl_ddl_plan plan;
     sl_ddl_plan_init(&plan);
     int rc = 0, written_groups = 0;
     int64_t total = 0;
-    if (items == NULL || batch == NULL || sent == NULL) {
+    if (items == NULL || batch == NULL || batchm == NULL || sent == NULL) {
         free(items);
         free(batch);
+        free(batchm);
         free(sent);
         return oom(err);
     }
@@ -238,11 +262,17 @@ int sl__conn_insert(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
         for (int j = i; j < n; j++) {
             if (!sent[j] && items[j].m->m_vg.vg_id == vg->vg_id &&
                 strcmp(items[j].m->m_vg.vg_addr, vg->vg_addr) == 0) {
+                batchm[nb] = items[j].m;
                 batch[nb++] = &items[j].w;
                 sent[j] = true;
             }
         }
         if ((rc = send_write(c, vg, batch, nb, err)) < 0) {
+            /* The vnode did not know a table of this batch: those entries are forgotten (no
+             * item is used after this) and, when nothing was written, the statement is
+             * resolved afresh once (exec_stmt). */
+            if (rc == SL_ENOTFOUND)
+                forget_stale(c, batchm, nb);
             c->c_retry = rc == SL_ENOTFOUND && written_groups == 0;
             if (written_groups > 0 && err != NULL) {
                 char note[96];
@@ -264,6 +294,7 @@ done:
     free(items);
     free(made);
     free(batch);
+    free(batchm);
     free(sent);
     sl_ddl_plan_fini(&plan);
     return rc;
@@ -394,8 +425,8 @@ int sl__conn_delete(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
         if (rc < 0) {
             if (tg != &one)
                 free(tg);
-            if (rc == SL_ENOTFOUND)
-                sl_conn_flush_meta(c);
+            if (rc == SL_ENOTFOUND) /* the table (a super table: with its children) */
+                forget_stale(c, &m, 1);
             return rc;
         }
         total += (int64_t)rep->deleted;
@@ -409,15 +440,9 @@ int sl__conn_delete(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
 
 /* ---------------------------------------------------------------- bulk blocks */
 
-int sl_insert_block(sl_conn *c, const char *db, const char *table, const sl_block *rows,
-                    sl_error *err)
+/* Checks rows against table m as sl_insert_block documents. */
+static int check_block(const sl__meta *m, const sl_block *rows, sl_error *err)
 {
-    if (c == NULL || table == NULL || rows == NULL)
-        return sl_error_set(err, SL_EINVAL, 0, 0, "sl_insert_block: NULL argument");
-    sl__meta *m;
-    int rc = sl__meta_get(c, db, table, &m, err);
-    if (rc < 0)
-        return rc;
     if (m->m_tm.kind == SL_TABLE_SUPER)
         return sl_error_set(err, SL_EINVAL, 0, 0,
                             "cannot insert into super table '%s': insert into a child table",
@@ -435,26 +460,118 @@ int sl_insert_block(sl_conn *c, const char *db, const char *table, const sl_bloc
                                 m->m_cols[k].name, m->m_name, sl_type_name(want),
                                 sl_type_name(got));
     }
-    if (rows->nrows == 0)
-        return 0;
-    if (rows->cols[0].has_nulls)
+    if (rows->nrows > 0 && rows->cols[0].has_nulls)
         for (uint32_t r = 0; r < rows->nrows; r++)
             if (sl_column_is_null(&rows->cols[0], r))
                 return sl_error_set(err, SL_EINVAL, 0, 0,
                                     "the timestamp column '%s' cannot be NULL (row %u)",
                                     m->m_cols[0].name, r + 1);
-    if (m->m_key && rows->cols[1].has_nulls)
+    if (rows->nrows > 0 && m->m_key && rows->cols[1].has_nulls)
         for (uint32_t r = 0; r < rows->nrows; r++)
             if (sl_column_is_null(&rows->cols[1], r))
                 return sl_error_set(err, SL_EINVAL, 0, 0,
                                     "the composite key column '%s' cannot be NULL (row %u)",
                                     m->m_cols[1].name, r + 1);
-    Sluice__WriteItem w = SLUICE__WRITE_ITEM__INIT;
-    w.uid = m->m_uid;
-    if (encode_bin(rows, &w.block) < 0)
-        return oom(err);
-    Sluice__WriteItem *one = &w;
-    rc = send_write(c, &m->m_vg, &one, 1, err);
-    free(w.block.data);
-    return rc;
+    return 0;
+}
+
+int sl__insert_blocks(sl_conn *c, const char *db, sl__block_write *w, size_t n, sl_error *err)
+{
+    if (c == NULL || (w == NULL && n > 0))
+        return sl_error_set(err, SL_EINVAL, 0, 0, "sl__insert_blocks: NULL argument");
+    for (size_t i = 0; i < n; i++)
+        if (w[i].table == NULL || w[i].rows == NULL)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "sl__insert_blocks: item %zu has no %s",
+                                i + 1, w[i].table == NULL ? "table" : "rows");
+    if (n == 0)
+        return 0;
+    sl__meta **ms = calloc(n, sizeof(*ms));
+    Sluice__WriteItem *wi = calloc(n, sizeof(*wi));
+    Sluice__WriteItem **batch = calloc(n, sizeof(*batch));
+    size_t *members = calloc(n, sizeof(*members));
+    bool *done = calloc(n, sizeof(*done));
+    sl__meta **stale = calloc(n, sizeof(*stale)); /* entries a vnode did not know */
+    size_t nstale = 0;
+    int first = 0;
+    if (ms == NULL || wi == NULL || batch == NULL || members == NULL || done == NULL ||
+        stale == NULL) {
+        first = oom(err);
+        for (size_t i = 0; i < n; i++)
+            w[i].rc = first;
+        goto out;
+    }
+    /* Every item is looked up, checked and encoded before anything is sent; an item that
+     * fails here fails alone. */
+    for (size_t i = 0; i < n; i++) {
+        sluice__write_item__init(&wi[i]);
+        sl_error e;
+        sl_error_clear(&e);
+        int rc = sl__meta_get(c, db, w[i].table, &ms[i], &e);
+        if (rc == 0)
+            rc = check_block(ms[i], w[i].rows, &e);
+        if (rc == 0 && w[i].rows->nrows > 0) {
+            wi[i].uid = ms[i]->m_uid;
+            if (encode_bin(w[i].rows, &wi[i].block) < 0)
+                rc = oom(&e);
+        }
+        w[i].rc = rc;
+        done[i] = rc < 0 || w[i].rows->nrows == 0;
+        if (rc < 0 && first == 0) {
+            first = rc;
+            if (err != NULL)
+                *err = e;
+        }
+    }
+    /* One request per vgroup, in order of first appearance; a refused request fails every
+     * item it carried. */
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        const sl__vgroup *vg = &ms[i]->m_vg;
+        size_t nb = 0;
+        for (size_t j = i; j < n; j++) {
+            if (!done[j] && ms[j]->m_vg.vg_id == vg->vg_id &&
+                strcmp(ms[j]->m_vg.vg_addr, vg->vg_addr) == 0) {
+                members[nb] = j;
+                batch[nb++] = &wi[j];
+                done[j] = true;
+            }
+        }
+        sl_error e;
+        sl_error_clear(&e);
+        int rc = send_write(c, vg, batch, nb, &e);
+        if (rc == 0)
+            continue;
+        for (size_t k = 0; k < nb; k++) {
+            w[members[k]].rc = rc;
+            if (rc == SL_ENOTFOUND)
+                stale[nstale++] = ms[members[k]];
+        }
+        if (first == 0) {
+            first = rc;
+            if (err != NULL)
+                *err = e;
+        }
+    }
+    /* Only now: forgetting frees entries that other items point at. */
+    forget_stale(c, stale, nstale);
+out:
+    for (size_t i = 0; wi != NULL && i < n; i++)
+        free(wi[i].block.data);
+    free(ms);
+    free(wi);
+    free(batch);
+    free(members);
+    free(done);
+    free(stale);
+    return first;
+}
+
+int sl_insert_block(sl_conn *c, const char *db, const char *table, const sl_block *rows,
+                    sl_error *err)
+{
+    if (c == NULL || table == NULL || rows == NULL)
+        return sl_error_set(err, SL_EINVAL, 0, 0, "sl_insert_block: NULL argument");
+    sl__block_write w = {.table = table, .rows = rows};
+    return sl__insert_blocks(c, db, &w, 1, err);
 }

@@ -458,11 +458,13 @@ static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud
 
 /* ------------------------------------------------------------------ VGROUP_TABLES */
 
+/* The defs of one reply: every super table of the database, then the vgroup's tables (a
+ * full reply: from the catalog's per-vgroup index) or the journal's changes since the
+ * vnode's copy. Each list costs what it holds, never a walk of the whole database. */
 typedef struct vt_walk {
     sl_arena *a;
     sl_mcatalog *cat;
     uint32_t vgroup;
-    bool supers_only; /* incremental replies list every super table, tables from the journal */
     Sluice__TableDef **defs;
     size_t n, cap;
     int rc;
@@ -472,10 +474,7 @@ static int vt_add(vt_walk *w, const sl_mcatalog_table *t, bool dropped);
 
 static int vt_table(void *arg, const sl_mcatalog_table *t)
 {
-    vt_walk *w = arg;
-    if (t->meta.kind != SL_TABLE_SUPER && (w->supers_only || t->vgroup_id != w->vgroup))
-        return 0;
-    return vt_add(w, t, false);
+    return vt_add(arg, t, false);
 }
 
 /* Appends the def of t (or, dropped, a tombstone for uid t->uid). */
@@ -535,12 +534,13 @@ static void m_vgroup_tables(sl_rpc_reply *reply, const sl_rpc_request *req, void
     /* A copy from this run of the mnode gets the journal's changes since it. */
     bool full = rq->after_catalog_version < md->md_floor ||
                 rq->after_catalog_version > md->md_version;
-    w.supers_only = !full;
     int rc = sl_mcatalog_vgroup_get(md->md_cat, rq->vgroup_id, &vg, &err);
     if (rc == 0)
         rc = sl_mcatalog_db_get(md->md_cat, vg.db, &db, &err);
     if (rc == 0)
-        rc = sl_mcatalog_each_table(md->md_cat, vg.db, NULL, vt_table, &w, &err);
+        rc = sl_mcatalog_each_stable(md->md_cat, vg.db, vt_table, &w, &err);
+    if (rc == 0 && full)
+        rc = sl_mcatalog_each_vgroup_table(md->md_cat, rq->vgroup_id, vt_table, &w, &err);
     for (size_t i = sl__md_journal_after(md, rq->after_catalog_version);
          rc == 0 && !full && i < md->md_njournal; i++) {
         const md_jentry *e = &md->md_journal[i];

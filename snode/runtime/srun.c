@@ -15,7 +15,8 @@
  * deposed snode's write is refused by the vnode). A grouped stream writes to the group's
  * subtable: OUTPUT_SUBTABLE(expr) or the generated name <into>_<group id in hex> (stable
  * per group, semantics rule 12), created on first use with CREATE TABLE IF NOT EXISTS ...
- * USING <into> TAGS (the TAGS expressions, or the grouping values).
+ * USING <into> TAGS (the TAGS expressions, or the grouping values) - the new subtables of a
+ * batch of events in one statement (see "batching" below).
  *
  * ROLLUP BY (docs/streams.md, "ROLLUP BY"): a group is a node of the path hierarchy and its
  * key is the node's path: %%1 and the default tag are the path, %%rollup_tag its last
@@ -33,6 +34,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "client/lib/sluice_int.h"
 #include "common/expr/expr.h"
 #include "common/sql/unparse.h"
 #include "common/types/rollup.h"
@@ -503,33 +505,23 @@ static int subtable_name(sl_stask *t, run_ctx *c, char *sub, sl_error *err)
     return rc;
 }
 
-/* The group's output subtable, created on first use. */
-static int group_subtable(sl_stask *t, run_ctx *c, const char **name, sl_error *err)
+/* Appends the clause "IF NOT EXISTS `db`.`sub` USING `db`.`into` TAGS (...)" of CREATE
+ * TABLE that makes the current group's output subtable sub: its tag values are the TAGS
+ * expressions, or the grouping values. */
+static int subtable_clause(sl_stask *t, run_ctx *c, const char *sub, sl_buf *sql, sl_error *err)
 {
-    const char *known = known_subtable(t, t->grp.id);
-    if (known != NULL) {
-        *name = known;
-        return 0;
-    }
     const sl_create_stream *cs = t->cs;
-    char sub[200];
     sl_result r;
     sl_result_init(&r);
-    int rc = subtable_name(t, c, sub, err);
-    if (rc < 0)
-        return rc;
-    /* Tag values: the TAGS expressions, or the grouping values. */
-    sl_buf sql;
-    sl_buf_init(&sql);
-    rc = sl_buf_printf(&sql, "CREATE TABLE IF NOT EXISTS ");
-    put_ident(&sql, t->out_db);
-    sl_buf_put(&sql, ".", 1);
-    put_ident(&sql, sub);
-    sl_buf_printf(&sql, " USING ");
-    put_ident(&sql, t->out_db);
-    sl_buf_put(&sql, ".", 1);
-    put_ident(&sql, t->out_name);
-    sl_buf_printf(&sql, " TAGS (");
+    int rc = sl_buf_printf(sql, "IF NOT EXISTS ");
+    put_ident(sql, t->out_db);
+    sl_buf_put(sql, ".", 1);
+    put_ident(sql, sub);
+    sl_buf_printf(sql, " USING ");
+    put_ident(sql, t->out_db);
+    sl_buf_put(sql, ".", 1);
+    put_ident(sql, t->out_name);
+    sl_buf_printf(sql, " TAGS (");
     if (cs->ntags > 0) {
         sl_expr **ex = calloc((size_t)cs->ntags, sizeof(*ex));
         if (ex == NULL)
@@ -543,28 +535,57 @@ static int group_subtable(sl_stask *t, run_ctx *c, const char **name, sl_error *
             sl_value v;
             sl_column_get(&r.rows.cols[i], 0, &v);
             if (i > 0)
-                sl_buf_printf(&sql, ", ");
-            rc = put_value(&sql, &v);
+                sl_buf_printf(sql, ", ");
+            rc = put_value(sql, &v);
         }
         sl_result_fini(&r);
     } else {
         for (int k = 0; rc == 0 && k < t->grp.nkeys; k++) {
             if (k > 0)
-                sl_buf_printf(&sql, ", ");
-            rc = put_value(&sql, &t->grp.keys[k]);
+                sl_buf_printf(sql, ", ");
+            rc = put_value(sql, &t->grp.keys[k]);
         }
     }
     if (rc == 0)
-        rc = sl_buf_printf(&sql, ")");
-    /* On the DDL connection: a CREATE drops the metadata cache of the connection it is
-     * sent on, and t->run's cache (the trigger table's child tables, the output tables)
-     * serves every computation and write. The names are qualified, the tag values
-     * literals: no current database is needed. */
+        rc = sl_buf_printf(sql, ")");
+    return rc;
+}
+
+/* Runs CREATE TABLE statement sql (NUL-terminated) for output subtables. */
+static int run_create(sl_stask *t, const char *sql, sl_error *err)
+{
+    /* On the DDL connection: t->run's cache (the trigger table's child tables, the output
+     * tables) serves every computation and write, and this one's is never needed. The
+     * names are qualified, the tag values literals: no current database is needed. */
     sl_conn *ddl = t->ddl != NULL ? t->ddl : t->run;
     sl_conn_set_epoch(ddl, atomic_load(&t->epoch)); /* fenced like the writes */
-    if (rc == 0)
-        rc = sl_query(ddl, (const char *)sql.data, &r, err);
+    sl_result r;
+    int rc = sl_query(ddl, sql, &r, err);
     sl_result_fini(&r);
+    return rc;
+}
+
+/* The group's output subtable, created on first use. */
+static int group_subtable(sl_stask *t, run_ctx *c, const char **name, sl_error *err)
+{
+    const char *known = known_subtable(t, t->grp.id);
+    if (known != NULL) {
+        *name = known;
+        return 0;
+    }
+    char sub[200];
+    int rc = subtable_name(t, c, sub, err);
+    if (rc < 0)
+        return rc;
+    sl_buf sql;
+    sl_buf_init(&sql);
+    rc = sl_buf_printf(&sql, "CREATE TABLE ");
+    if (rc == 0)
+        rc = subtable_clause(t, c, sub, &sql, err);
+    if (rc == 0)
+        rc = sl_buf_put_u8(&sql, 0);
+    if (rc == 0)
+        rc = run_create(t, (const char *)sql.data, err);
     sl_buf_fini(&sql);
     if (rc == 0 && remember_subtable(t, t->grp.id, sub) < 0)
         rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
@@ -1053,13 +1074,20 @@ static void process_now(sl_stask *t, const sl_trig_event *ev)
  *
  * Without LOW_LATENCY_CALC the events of a reader round are kept (deep copies of the
  * event and of the group context t->grp) and processed together by sl__st_flush_batch at
- * the end of the round: computations in event order, then the result rows of the batch
- * written with one insert per output (sub)table instead of one per event, then the event
- * hooks (notifications) in event order. A table's accumulated rows are written early when
- * a new row has the same first column as one already accumulated (a recomputed window
- * replaces its row: the later one must win). The output is the same as processing each
- * event at once; the cost is latency - up to one reader round (one long-poll wait per
- * vgroup when the log is idle, 100 ms by default) - for fewer round trips per result.
+ * the end of the round: computations in event order, the output subtables the results
+ * need and the task does not know yet created together (CREATE TABLE with one clause per
+ * subtable, up to CREATE_BATCH: one synced catalog write instead of one per group), then
+ * the result rows of the batch -
+ * accumulated per output (sub)table - written with one request per vgroup of the output
+ * tables (sl__insert_blocks, as a multi-table INSERT is sent) instead of one per event or
+ * per table, then the event hooks (notifications) in event order. A table's accumulated
+ * rows are written early when a new row has the same first column as one already
+ * accumulated (a recomputed window replaces its row: the later one must win). Writes are
+ * idempotent and retried like single ones; a table whose rows were not written marks the
+ * slot of every group that put rows in it as failed (out_failed: never checkpointed past
+ * them). The output is the same as processing each event at once; the cost is latency -
+ * up to one reader round (one long-poll wait per vgroup when the log is idle, 100 ms by
+ * default) - for fewer round trips per result.
  * The thread's task loop enables batching by calling sl__st_flush_batch (once per round,
  * and before every checkpoint: a checkpoint must not cover unprocessed events); until then
  * every event is processed at once. The queue is thread-local: a task has its own thread.
@@ -1154,9 +1182,129 @@ static void pending_free(st_pending *p)
 /* One output table's rows accumulated by a flush. */
 typedef struct st_acc {
     char table[200];
-    uint64_t group;
+    uint64_t group;    /* the group of its first rows */
+    uint64_t *more;    /* other groups with rows in it (OUTPUT_SUBTABLE may give several
+                        * groups one table; owned, NULL when none) */
+    size_t nmore, capmore;
     sl_block rows;
 } st_acc;
+
+/* Notes that group put rows in a's table. 0 or SL_ENOMEM. */
+static int acc_note_group(st_acc *a, uint64_t group)
+{
+    if (group == a->group)
+        return 0;
+    for (size_t i = 0; i < a->nmore; i++)
+        if (a->more[i] == group)
+            return 0;
+    if (a->nmore == a->capmore) {
+        size_t cap = a->capmore ? a->capmore * 2 : 4;
+        uint64_t *p = realloc(a->more, cap * sizeof(*p));
+        if (p == NULL)
+            return SL_ENOMEM;
+        a->more = p;
+        a->capmore = cap;
+    }
+    a->more[a->nmore++] = group;
+    return 0;
+}
+
+static void acc_fini(st_acc *a)
+{
+    sl_block_fini(&a->rows);
+    free(a->more);
+}
+
+static bool retryable(int rc)
+{
+    return rc == SL_EUNAVAILABLE || rc == SL_ETIMEOUT;
+}
+
+/*
+ * Writes the rows accumulated in accs[0..n) (those with rows) with one request per vgroup
+ * of their tables (sl__insert_blocks) and resets them. A vnode restarting or a connection
+ * lost: the items refused for it are tried again, a few times over about 3 s, as
+ * insert_rows does. A vnode that does not know a table refuses the whole request of its
+ * vgroup: its items are tried once more at once, looked up afresh (sl__insert_blocks forgot
+ * their entries), so that only a table that is really gone fails. A table whose rows end
+ * up not written fails the slots of every group that put rows in it. Without memory for
+ * the batch, each table is written by itself.
+ */
+static void accs_write(sl_stask *t, st_acc *accs, size_t n)
+{
+    sl__block_write *w = calloc(n ? n : 1, sizeof(*w));
+    size_t *pend = calloc(n ? n : 1, sizeof(*pend));
+    if (w == NULL || pend == NULL) {
+        free(w);
+        free(pend);
+        for (size_t i = 0; i < n; i++) {
+            if (accs[i].rows.nrows == 0)
+                continue;
+            sl_error err;
+            sl_error_clear(&err);
+            int rc = insert_rows(t, accs[i].table, &accs[i].rows, &err);
+            if (rc < 0) {
+                output_failed(t, accs[i].group, rc, &err);
+                for (size_t k = 0; k < accs[i].nmore; k++)
+                    output_failed(t, accs[i].more[k], rc, &err);
+            }
+            sl_block_reset(&accs[i].rows);
+            accs[i].nmore = 0;
+        }
+        return;
+    }
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++)
+        if (accs[i].rows.nrows > 0)
+            pend[np++] = i;
+    for (int attempt = 0, wait_ms = 100; np > 0; attempt++, wait_ms *= 2) {
+        for (size_t k = 0; k < np; k++)
+            w[k] = (sl__block_write){.table = accs[pend[k]].table, .rows = &accs[pend[k]].rows};
+        sl_error err;
+        sl_error_clear(&err);
+        sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
+        sl__insert_blocks(t->run, t->out_db, w, np, &err);
+        bool last = attempt == 4 || atomic_load(&t->stop);
+        size_t again = 0;
+        bool pause = false;
+        uint64_t written = 0;
+        for (size_t k = 0; k < np; k++) {
+            st_acc *a = &accs[pend[k]];
+            int rc = w[k].rc;
+            if (rc == 0) {
+                written += a->rows.nrows;
+            } else if ((retryable(rc) || (rc == SL_ENOTFOUND && attempt == 0)) && !last) {
+                pause = pause || retryable(rc);
+                pend[again++] = pend[k];
+                continue;
+            } else {
+                /* err holds the message of the call's first failure */
+                sl_error e;
+                sl_error_clear(&e);
+                sl_error_set(&e, rc, 0, 0, "table %s: %s", a->table,
+                             err.code == rc && err.msg[0] ? err.msg : sl_strerror(rc));
+                output_failed(t, a->group, rc, &e);
+                for (size_t g = 0; g < a->nmore; g++)
+                    output_failed(t, a->more[g], rc, &e);
+            }
+            sl_block_reset(&a->rows);
+            a->nmore = 0;
+        }
+        if (written > 0) {
+            pthread_mutex_lock(&t->mu);
+            t->st.results += written;
+            pthread_mutex_unlock(&t->mu);
+        }
+        np = again;
+        if (pause) {
+            struct timespec ts = {.tv_sec = wait_ms / 1000,
+                                  .tv_nsec = (wait_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    free(w);
+    free(pend);
+}
 
 /* Whether a first-column value of add is among those of acc. */
 static bool acc_collides(const sl_block *acc, const sl_block *add)
@@ -1177,16 +1325,10 @@ static bool acc_collides(const sl_block *acc, const sl_block *add)
     return false;
 }
 
+/* Writes one table's accumulated rows now (a collision, see above). */
 static void acc_write(sl_stask *t, st_acc *a)
 {
-    if (a->rows.nrows == 0)
-        return;
-    sl_error err;
-    sl_error_clear(&err);
-    int rc = insert_rows(t, a->table, &a->rows, &err);
-    if (rc < 0)
-        output_failed(t, a->group, rc, &err);
-    sl_block_reset(&a->rows);
+    accs_write(t, a, 1);
 }
 
 /* Adds rows (conformed to table) to the flush's accumulator of table. */
@@ -1205,13 +1347,18 @@ static int acc_add(sl_stask *t, st_acc **accs, size_t *nacc, const char *table, 
         a = &p[(*nacc)++];
         snprintf(a->table, sizeof(a->table), "%s", table);
         a->group = group;
+        a->more = NULL;
+        a->nmore = a->capmore = 0;
         a->rows = *rows; /* takes the block */
         sl_block_init(rows);
         return 0;
     }
-    a->group = group;
     if (a->rows.ncols != rows->ncols || acc_collides(&a->rows, rows))
         acc_write(t, a);
+    if (a->rows.nrows == 0) /* written: the rows to come are this group's alone */
+        a->group = group;
+    else if (acc_note_group(a, group) < 0)
+        return SL_ENOMEM;
     if (a->rows.ncols != rows->ncols) {
         sl_block_fini(&a->rows);
         a->rows = *rows;
@@ -1225,6 +1372,89 @@ static int acc_add(sl_stask *t, st_acc **accs, size_t *nacc, const char *table, 
     }
     sl_block_seal(&a->rows);
     return 0;
+}
+
+/* Most output subtables one CREATE TABLE statement of a flush makes. */
+#define CREATE_BATCH 256
+
+/* A subtable a flush creates: the groups that write to it (several under one
+ * OUTPUT_SUBTABLE name), remembered once the statement that creates it succeeded. */
+typedef struct st_newsub {
+    uint64_t group;
+    char name[200];
+} st_newsub;
+
+/* Runs one CREATE TABLE statement of the clauses in sql (started with "CREATE TABLE ") and,
+ * when it succeeds, remembers the subtables of subs[0..n). A failure is not reported here:
+ * each group's first write then creates its table by itself and reports its own error. */
+static void create_batch(sl_stask *t, sl_buf *sql, const st_newsub *subs, size_t n)
+{
+    if (n == 0 || sl_buf_put_u8(sql, 0) < 0)
+        return;
+    sl_error err;
+    sl_error_clear(&err);
+    if (run_create(t, (const char *)sql->data, &err) == 0)
+        for (size_t i = 0; i < n; i++)
+            if (known_subtable(t, subs[i].group) == NULL &&
+                remember_subtable(t, subs[i].group, subs[i].name) < 0)
+                break; /* out of memory: the rest are created (if not exists) again */
+}
+
+/*
+ * Creates the output subtables that the stored results of the flush's events q[0..n) need
+ * and the task does not know yet, with one CREATE TABLE statement per CREATE_BATCH of them
+ * (each clause IF NOT EXISTS) instead of one statement - one synced catalog write on the
+ * mnode - per group. The names and tag values are worked out per event exactly as a single
+ * creation does; a group named twice, or two groups naming one table, give one clause.
+ */
+static void create_subtables(sl_stask *t, st_pending **q, size_t n, const bool *have)
+{
+    if (!t->grouped)
+        return;
+    st_newsub *subs = calloc(CREATE_BATCH, sizeof(*subs));
+    if (subs == NULL)
+        return;
+    size_t nsubs = 0;
+    sl_buf sql;
+    sl_buf_init(&sql);
+    for (size_t i = 0; i < n; i++) {
+        if (!have[i] || !stores(t, &q[i]->ev) || known_subtable(t, q[i]->grp.id) != NULL)
+            continue;
+        t->grp = q[i]->grp;
+        run_ctx c = {.t = t, .ev = &q[i]->ev};
+        sl_buf_init(&c.where);
+        sl_error err;
+        sl_error_clear(&err);
+        char sub[200];
+        bool named = subtable_name(t, &c, sub, &err) == 0;
+        bool listed = false, clause = false;
+        for (size_t k = 0; named && k < nsubs && !listed; k++) {
+            listed = subs[k].group == t->grp.id;
+            clause = clause || strcasecmp(subs[k].name, sub) == 0;
+        }
+        if (named && !listed) {
+            size_t len = sql.len;
+            int rc = sl_buf_printf(&sql, nsubs == 0 ? "CREATE TABLE " : " ");
+            if (rc == 0 && !clause)
+                rc = subtable_clause(t, &c, sub, &sql, &err);
+            if (rc == 0) {
+                subs[nsubs].group = t->grp.id;
+                snprintf(subs[nsubs].name, sizeof(subs[nsubs].name), "%s", sub);
+                nsubs++;
+            } else {
+                sql.len = len; /* this group's creation reports its error by itself */
+            }
+        }
+        sl_buf_fini(&c.where);
+        if (nsubs == CREATE_BATCH) {
+            create_batch(t, &sql, subs, nsubs);
+            sl_buf_reset(&sql);
+            nsubs = 0;
+        }
+    }
+    create_batch(t, &sql, subs, nsubs);
+    sl_buf_fini(&sql);
+    free(subs);
 }
 
 /* Processes the queued events (see above). */
@@ -1252,6 +1482,15 @@ static void flush_pending(sl_stask *t)
         free(have);
         return;
     }
+    for (size_t i = 0; i < n; i++) {
+        t->grp = q[i]->grp;
+        run_ctx c = {.t = t, .ev = &q[i]->ev};
+        sl_buf_init(&c.where);
+        sl_result_init(&res[i]);
+        have[i] = compute(t, &c, &q[i]->ev, &res[i]) > 0;
+        sl_buf_fini(&c.where);
+    }
+    create_subtables(t, q, n, have);
     st_acc *accs = NULL;
     size_t nacc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -1259,8 +1498,6 @@ static void flush_pending(sl_stask *t)
         t->grp = q[i]->grp;
         run_ctx c = {.t = t, .ev = ev};
         sl_buf_init(&c.where);
-        sl_result_init(&res[i]);
-        have[i] = compute(t, &c, ev, &res[i]) > 0;
         if (have[i] && stores(t, ev)) {
             sl_error err;
             sl_error_clear(&err);
@@ -1280,10 +1517,9 @@ static void flush_pending(sl_stask *t)
             event_table(t, &c, tables[i], sizeof(tables[i]));
         sl_buf_fini(&c.where);
     }
-    for (size_t i = 0; i < nacc; i++) {
-        acc_write(t, &accs[i]);
-        sl_block_fini(&accs[i].rows);
-    }
+    accs_write(t, accs, nacc);
+    for (size_t i = 0; i < nacc; i++)
+        acc_fini(&accs[i]);
     free(accs);
     for (size_t i = 0; i < n; i++) {
         t->grp = q[i]->grp;

@@ -11,7 +11,10 @@
  *
  * Checked: DDL, USE and SHOW go to the mnode and nothing to the vnodes; a multi-table
  * INSERT becomes one write per vgroup and one auto-create; the metadata cache answers
- * repeated lookups and is dropped by DDL; SELECTs planned in MERGE mode over the two
+ * repeated lookups, and a DDL forgets exactly what it changed (the tables it created or
+ * dropped, a child's super table, a super table's children, a database's tables) and keeps
+ * the rest; the multi-table block write (sl__insert_blocks) sends one request per vgroup
+ * and fails items one by one; SELECTs planned in MERGE mode over the two
  * vgroups return exactly the reference store's rows (aggregates, INTERVAL, PARTITION BY,
  * ORDER BY/LIMIT, subqueries); DELETE reaches every vgroup of a super table; errors keep
  * their codes and line:col positions; the bulk block API.
@@ -29,6 +32,7 @@
 #include <uv.h>
 
 #include "client/lib/sluice.h"
+#include "client/lib/sluice_int.h"
 #include "common/exec/ddl.h"
 #include "common/exec/exec.h"
 #include "common/exec/memstore.h"
@@ -233,7 +237,8 @@ static void meta_pb_fini(Sluice__TableMeta *pb)
     free(pb->vgroup);
 }
 
-/* Remembers the super table of every child table a statement creates. */
+/* Remembers the super table of every child table a statement creates (none for a normal
+ * table created under a name a dropped child had). */
 static void note_children(const char *cur_db, const char *sql)
 {
     sl_parse_result *pr;
@@ -241,6 +246,12 @@ static void note_children(const char *cur_db, const char *sql)
         return;
     for (int i = 0; i < pr->nstmts; i++) {
         const sl_stmt *st = pr->stmts[i];
+        if (st->kind == SL_STMT_CREATE_TABLE) {
+            const sl_qname *q = &st->u.create_table.name;
+            fake_table *t = table_find(q->db ? q->db : cur_db, q->name);
+            if (t != NULL)
+                t->stable[0] = '\0';
+        }
         if (st->kind != SL_STMT_CREATE_SUBTABLES)
             continue;
         for (int k = 0; k < st->u.create_subtables.n; k++) {
@@ -860,12 +871,13 @@ static void test_insert_batches_per_vgroup_and_cache(void **state)
     assert_int_equal(st1.meta_misses, st0.meta_misses);
     assert_true(st1.meta_hits >= st0.meta_hits + 3);
 
-    /* DDL drops the cache: the next insert asks again. */
+    /* A DDL forgets only what it changed: d0 stays cached across CREATE TABLE n2
+     * (test_cache_forgets_what_ddl_changed checks what goes). */
     q_ok0(c, "CREATE TABLE n2 (ts TIMESTAMP, x INT)");
     q_ok0(c, "INSERT INTO d0 VALUES (1735700001000, 4, 0.5, 'z')");
     sl_conn_get_stats(c, &st0);
-    assert_true(st0.meta_misses > st1.meta_misses);
-    assert_true(atomic_load(&F->meta_calls) > meta0);
+    assert_int_equal(st0.meta_misses, st1.meta_misses);
+    assert_int_equal(atomic_load(&F->meta_calls), meta0);
 
     /* A second connection has its own cache and sees the rows. */
     sl_conn *c2 = connect_fake();
@@ -1104,8 +1116,8 @@ static void test_insert_block(void **state)
 }
 
 /* A table the vnode no longer knows under the cached uid (dropped and created again by
- * another client): the insert is refused before anything is written, the cache is
- * flushed, and the statement is resolved again once and succeeds. */
+ * another client): the insert is refused before anything is written, the table's cache
+ * entry is forgotten, and the statement is resolved again once and succeeds. */
 static void test_stale_cache_retried(void **state)
 {
     (void)state;
@@ -1123,10 +1135,244 @@ static void test_stale_cache_retried(void **state)
     sl_result_fini(&r);
     sl_conn_get_stats(c, &s1);
     assert_int_equal(atomic_load(&F->writes[place("d6")]) - w0, 2); /* refused, then written */
-    assert_true(s1.meta_misses > s0.meta_misses);
+    assert_int_equal(s1.meta_misses, s0.meta_misses + 1);          /* d6 alone asked again */
     q_ok(c, "SELECT count(*) FROM d6 WHERE v = 9 AND s = 'r'", &r);
     assert_int_equal(sl_res_i64(&r, 0, 0), 1);
     sl_result_fini(&r);
+    sl_close(c);
+}
+
+/* Whether table db.name is answered by the cache (no mnode call), and its kind/columns. */
+static bool cached(sl_conn *c, const char *db, const char *name, sl_table_info *ti)
+{
+    sl_conn_stats s0, s1;
+    sl_conn_get_stats(c, &s0);
+    sl_error err;
+    sl_error_clear(&err);
+    if (sl_table_info_get(c, db, name, ti, &err) != 0)
+        fail_msg("lookup %s.%s: %s", db, name, err.msg);
+    sl_conn_get_stats(c, &s1);
+    assert_int_equal(s1.meta_hits + s1.meta_misses, s0.meta_hits + s0.meta_misses + 1);
+    return s1.meta_hits == s0.meta_hits + 1;
+}
+
+/* A DDL forgets what it changed and nothing else; a later lookup of a forgotten table
+ * sees the catalog's new answer. */
+static void test_cache_forgets_what_ddl_changed(void **state)
+{
+    (void)state;
+    sl_conn *c = connect_fake();
+    load(c); /* d0..d9 of m cached by the auto-create, m by the INSERT's USING */
+    q_ok0(c, "CREATE TABLE n1 (ts TIMESTAMP, x INT); CREATE DATABASE db2; CREATE TABLE db2.t "
+             "(ts TIMESTAMP, x INT)");
+    sl_table_info ti;
+    char name[16];
+    assert_false(cached(c, "db", "n1", &ti)); /* first lookups */
+    assert_false(cached(c, "db2", "t", &ti));
+    for (int t = 0; t < 10; t++) {
+        snprintf(name, sizeof(name), "d%d", t);
+        assert_true(cached(c, "db", name, &ti));
+    }
+    assert_true(cached(c, "db", "m", &ti));
+
+    /* Statements that change no table keep everything. */
+    q_ok0(c, "SHOW TABLES; DESCRIBE m; USE db");
+    assert_true(cached(c, "db", "n1", &ti));
+    assert_true(cached(c, "db2", "t", &ti));
+
+    /* CREATE TABLE of a normal table: only that name goes (another's stays). */
+    q_ok0(c, "CREATE TABLE n2 (ts TIMESTAMP, x INT)");
+    assert_true(cached(c, "db", "n1", &ti));
+    assert_true(cached(c, "db", "d0", &ti));
+    assert_true(cached(c, "db", "m", &ti));
+
+    /* DROP TABLE then CREATE TABLE again with another schema: the new one is answered,
+     * not the cached child. */
+    assert_true(cached(c, "db", "d3", &ti));
+    q_ok0(c, "DROP TABLE d3");
+    q_ok0(c, "CREATE TABLE d3 (ts TIMESTAMP, a INT, b INT)");
+    assert_false(cached(c, "db", "d3", &ti));
+    assert_int_equal(ti.meta.kind, SL_TABLE_NORMAL);
+    assert_int_equal(ti.meta.ncols, 3);
+    assert_true(cached(c, "db", "d4", &ti)); /* siblings stay */
+
+    /* CREATE TABLE ... USING: the new child and its super table's entry; the other
+     * children stay. */
+    q_ok0(c, "CREATE TABLE d10 USING m TAGS ('SF', 1)");
+    assert_false(cached(c, "db", "m", &ti));
+    assert_true(cached(c, "db", "d5", &ti));
+    assert_false(cached(c, "db", "d10", &ti));
+    assert_int_equal(ti.meta.kind, SL_TABLE_CHILD);
+
+    /* DROP STABLE: the super table and every cached child of it go - a lookup then hears
+     * that they are gone instead of getting the stale entries; the rest stays. */
+    q_ok0(c, "DROP STABLE m");
+    sl_error err;
+    sl_error_clear(&err);
+    assert_int_equal(sl_table_info_get(c, "db", "d5", &ti, &err), SL_ENOTFOUND);
+    sl_error_clear(&err);
+    assert_int_equal(sl_table_info_get(c, "db", "m", &ti, &err), SL_ENOTFOUND);
+    assert_true(cached(c, "db", "n1", &ti));
+    assert_true(cached(c, "db", "d3", &ti));
+    assert_true(cached(c, "db2", "t", &ti));
+
+    /* DROP DATABASE: its tables go, other databases' stay. */
+    q_ok0(c, "DROP DATABASE db2");
+    sl_error_clear(&err);
+    assert_int_equal(sl_table_info_get(c, "db2", "t", &ti, &err), SL_ENOTFOUND);
+    assert_true(cached(c, "db", "n1", &ti));
+    /* ... and a database of that name created again is asked for afresh. */
+    q_ok0(c, "CREATE DATABASE db2; CREATE TABLE db2.t (ts TIMESTAMP, x INT, y INT)");
+    assert_false(cached(c, "db2", "t", &ti));
+    assert_int_equal(ti.meta.ncols, 3);
+
+    /* A refused DDL changes nothing, so it forgets nothing. */
+    sl_result r;
+    sl_error_clear(&err);
+    assert_int_equal(sl_query(c, "CREATE TABLE n1 (ts TIMESTAMP, x INT)", &r, &err), SL_EEXIST);
+    sl_result_fini(&r);
+    assert_true(cached(c, "db", "n1", &ti));
+    sl_close(c);
+}
+
+/* A 4-column block of rows (ts, v, d, s) for the children of m, ts from ts0. */
+static void make_rows(sl_block *b, int64_t ts0, int n, int v)
+{
+    sl_block_init(b);
+    sl_block_add_column(b, SL_T_TIMESTAMP, 0);
+    sl_block_add_column(b, SL_T_INT, 0);
+    sl_block_add_column(b, SL_T_DOUBLE, 0);
+    sl_block_add_column(b, SL_T_VARCHAR, 8);
+    for (int i = 0; i < n; i++) {
+        sl_column_append_i64(&b->cols[0], ts0 + i);
+        sl_column_append_i64(&b->cols[1], v);
+        sl_column_append_f64(&b->cols[2], 0.5);
+        sl_column_append_str(&b->cols[3], "mb", 2);
+    }
+    sl_block_seal(b);
+}
+
+static int64_t count_where(sl_conn *c, const char *sql)
+{
+    sl_result r;
+    q_ok(c, sql, &r);
+    int64_t n = sl_res_i64(&r, 0, 0);
+    sl_result_fini(&r);
+    return n;
+}
+
+/* sl__insert_blocks: one write request per vgroup for many tables; items that fail their
+ * checks fail alone; a request the vnode refuses fails its items only and forgets their
+ * entries; bad arguments are refused before anything is sent. */
+static void test_insert_blocks(void **state)
+{
+    (void)state;
+    sl_conn *c = connect_fake();
+    load(c);
+    sl_block rows[10];
+    sl__block_write w[10];
+    char names[10][8];
+    for (int t = 0; t < 10; t++) {
+        make_rows(&rows[t], 1737000000000LL, 3 + t, 1000 + t);
+        snprintf(names[t], sizeof(names[t]), "d%d", t);
+        w[t] = (sl__block_write){.table = names[t], .rows = &rows[t], .rc = 99};
+    }
+    int w0[NVG];
+    for (int i = 0; i < NVG; i++)
+        w0[i] = atomic_load(&F->writes[i]);
+    sl_error err;
+    sl_error_clear(&err);
+    sl_conn_set_epoch(c, 5);
+    assert_int_equal(sl__insert_blocks(c, "db", w, 10, &err), 0);
+    assert_true(atomic_load(&F->last_write_epoch) == 5);
+    sl_conn_set_epoch(c, 0);
+    for (int i = 0; i < NVG; i++) /* load() showed both vgroups hold some of d0..d9 */
+        assert_int_equal(atomic_load(&F->writes[i]) - w0[i], 1);
+    for (int t = 0; t < 10; t++)
+        assert_int_equal(w[t].rc, 0);
+    /* 3 + 4 + ... + 12 rows, each table's with its own v */
+    assert_int_equal(count_where(c, "SELECT count(*) FROM m WHERE s = 'mb'"), 75);
+    assert_int_equal(count_where(c, "SELECT count(*) FROM d7 WHERE s = 'mb' AND v = 1007"), 10);
+    /* Written again: idempotent, rows replace rows of the same timestamp. */
+    assert_int_equal(sl__insert_blocks(c, "db", w, 10, &err), 0);
+    assert_int_equal(count_where(c, "SELECT count(*) FROM m WHERE s = 'mb'"), 75);
+
+    /* Per item: a super table, an unknown table and a wrong shape fail alone. */
+    sl_block bad;
+    sl_block_init(&bad);
+    sl_block_add_column(&bad, SL_T_TIMESTAMP, 0);
+    sl_column_append_i64(&bad.cols[0], 1737000000000LL);
+    sl_block_seal(&bad);
+    sl_block more;
+    make_rows(&more, 1737100000000LL, 2, 2007);
+    sl__block_write mix[5] = {
+        {.table = "d1", .rows = &more}, {.table = "m", .rows = &more},
+        {.table = "nosuch", .rows = &more}, {.table = "d2", .rows = &bad},
+        {.table = "d8", .rows = &more}};
+    sl_error_clear(&err);
+    assert_int_equal(sl__insert_blocks(c, "db", mix, 5, &err), SL_EINVAL);
+    assert_non_null(strstr(err.msg, "super table 'm'"));
+    assert_int_equal(mix[0].rc, 0);
+    assert_int_equal(mix[1].rc, SL_EINVAL);
+    assert_int_equal(mix[2].rc, SL_ENOTFOUND);
+    assert_int_equal(mix[3].rc, SL_ETYPE);
+    assert_int_equal(mix[4].rc, 0);
+    assert_int_equal(count_where(c, "SELECT count(*) FROM m WHERE v = 2007"), 4);
+
+    /* The vnode refuses one request (a stale uid, first in its vgroup's request): that
+     * vgroup's items fail, the other vgroup's are written, and only the stale table's
+     * entry (and its super table's) is forgotten: the next call writes it. */
+    const char *other = NULL; /* a table of the other vgroup than d6's */
+    const char *same = NULL;  /* another table of d6's vgroup */
+    for (int t = 0; t < 10; t++) {
+        if (t == 6)
+            continue;
+        if (place(names[t]) != place("d6") && other == NULL)
+            other = names[t];
+        if (place(names[t]) == place("d6") && same == NULL)
+            same = names[t];
+    }
+    assert_non_null(other);
+    assert_non_null(same);
+    fake_table *stale = table_find("db", "d6");
+    stale->uid += 100000;
+    sl_block late;
+    make_rows(&late, 1737200000000LL, 1, 2008);
+    sl__block_write three[3] = {{.table = "d6", .rows = &late},
+                                {.table = same, .rows = &late},
+                                {.table = other, .rows = &late}};
+    sl_error_clear(&err);
+    assert_int_equal(sl__insert_blocks(c, "db", three, 3, &err), SL_ENOTFOUND);
+    assert_int_equal(three[0].rc, SL_ENOTFOUND);
+    assert_int_equal(three[1].rc, SL_ENOTFOUND);
+    assert_int_equal(three[2].rc, 0);
+    assert_int_equal(count_where(c, "SELECT count(*) FROM m WHERE v = 2008"), 1);
+    sl_conn_stats s0, s1;
+    sl_conn_get_stats(c, &s0);
+    assert_int_equal(sl__insert_blocks(c, "db", three, 3, &err), 0);
+    sl_conn_get_stats(c, &s1);
+    /* the refused request's two tables were asked again, the other vgroup's was not */
+    assert_int_equal(s1.meta_misses, s0.meta_misses + 2);
+    sl_table_info ti;
+    assert_true(cached(c, "db", other, &ti));
+    assert_int_equal(count_where(c, "SELECT count(*) FROM m WHERE v = 2008"), 3);
+
+    /* Bad arguments: nothing is sent. */
+    int wsum = atomic_load(&F->writes[0]) + atomic_load(&F->writes[1]);
+    sl__block_write none[2] = {{.table = "d1", .rows = &late}, {.table = NULL, .rows = &late}};
+    sl_error_clear(&err);
+    assert_int_equal(sl__insert_blocks(c, "db", none, 2, &err), SL_EINVAL);
+    assert_string_equal(err.msg, "sl__insert_blocks: item 2 has no table");
+    sl_error_clear(&err);
+    assert_int_equal(sl__insert_blocks(NULL, "db", none, 1, &err), SL_EINVAL);
+    assert_int_equal(sl__insert_blocks(c, "db", NULL, 0, &err), 0);
+    assert_int_equal(atomic_load(&F->writes[0]) + atomic_load(&F->writes[1]), wsum);
+
+    for (int t = 0; t < 10; t++)
+        sl_block_fini(&rows[t]);
+    sl_block_fini(&bad);
+    sl_block_fini(&more);
+    sl_block_fini(&late);
     sl_close(c);
 }
 
@@ -1152,6 +1398,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_errors_keep_positions, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_insert_block, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_stale_cache_retried, fake_start, fake_stop),
+        cmocka_unit_test_setup_teardown(test_cache_forgets_what_ddl_changed, fake_start,
+                                        fake_stop),
+        cmocka_unit_test_setup_teardown(test_insert_blocks, fake_start, fake_stop),
         cmocka_unit_test(test_connect_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
