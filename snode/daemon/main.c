@@ -1,7 +1,7 @@
 /*
  * main.c - sluice-snode: flags and config, the RPC server, the mnode link's timer, and the
- * two ways out: SIGTERM/SIGINT (graceful leave: drain, MNODE_LEAVE, exit 0) and DROP SNODE
- * (the same, told by the mnode).
+ * two ways out: SIGTERM/SIGINT (graceful leave: drain with the heartbeats going on,
+ * MNODE_LEAVE, exit 0) and DROP SNODE (leave at once, told by the mnode).
  *
  * Configuration: `--config FILE` holds `key = value` lines with the flags' long names
  * (data, port, host, advertise, mnode, heartbeat-ms, log-level), the environment
@@ -79,16 +79,40 @@ static const sl_daemon_cli sd_cli = {
     .dc_nopts = sizeof(sd_settings) / sizeof(sd_settings[0]),
 };
 
+/* SIGTERM/SIGINT: drain first - every task stops after a last checkpoint while the node
+ * still owns its slots and keeps heartbeating (a drain taking longer than the mnode's node
+ * timeout must not get the node declared dead: the mnode would move its slots before the
+ * last checkpoints, and refuse them) - then leave (sl__sn_tasks_stopped). */
 static void on_signal(uv_signal_t *h, int signum)
 {
     sl_sdaemon *sd = h->data;
-    if (sd->sd_stopping) {
-        sl_log(SL_LOG_INFO, "snode", "signal %d while leaving: still waiting for the leave",
-               signum);
+    if (sd->sd_stopping || sd->sd_draining) {
+        sl_log(SL_LOG_INFO, "snode", "signal %d while %s: still waiting for it", signum,
+               sd->sd_stopping ? "leaving" : "draining");
         return;
     }
-    sl_log(SL_LOG_INFO, "snode", "signal %d: leaving the cluster", signum);
-    sl__sn_leave(sd, "signal", 0);
+    sd->sd_draining = true;
+    int n = sd->sd_ntasks;
+    sl__sn_tasks_stop_all(sd, true);
+    sl_log(SL_LOG_INFO, "snode",
+           "signal %d: draining %d task(s) (%d stopping) before leaving the cluster", signum,
+           n, sl__sn_tasks_stopping(sd));
+    if (sl__sn_tasks_idle(sd))
+        sl__sn_tasks_stopped(sd);
+}
+
+void sl__sn_tasks_stopped(sl_sdaemon *sd)
+{
+    if (sd->sd_stopping) {
+        /* Every task thread has ended: nothing posts notifications any more. */
+        if (sd->sd_notify_open) {
+            sd->sd_notify_open = false;
+            sl__sn_notify_close(sd);
+        }
+    } else if (sd->sd_draining) {
+        sl_log(SL_LOG_INFO, "snode", "drained: every task stopped");
+        sl__sn_leave(sd, "signal", 0);
+    }
 }
 
 static void close_handle(uv_handle_t *h)
@@ -111,10 +135,10 @@ void sl__sn_shutdown(sl_sdaemon *sd)
     sl_rpc_client_close(sd->sd_mnode);
     sd->sd_mnode = NULL;
     sl__sn_tasks_stop_all(sd, true); /* no-op after a drain */
-    if (sd->sd_notify_open) {
-        sd->sd_notify_open = false;
-        sl__sn_notify_close(sd);
-    }
+    /* Tasks still stopping post notifications until they end: the notifier closes after
+     * the last one is joined (sl__sn_tasks_stopped), the loop running until then. */
+    if (sl__sn_tasks_idle(sd))
+        sl__sn_tasks_stopped(sd);
 }
 
 /* --health: SNODE_STATUS of the local snode, bounded by 3 s. */

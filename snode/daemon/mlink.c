@@ -7,8 +7,10 @@
  * and per-stream task status). A reply that carries an assignment replaces the node's
  * assignment (assign.c) and its epoch is reported from the next heartbeat on. The mnode
  * answering SL_ENOTFOUND has forgotten the node: it registers again, keeping its
- * assignment meanwhile. SL_ESTATE or dropped = true means DROP SNODE removed it: it
- * drains, sends MNODE_LEAVE and exits 0; SIGTERM/SIGINT leave the same way.
+ * assignment meanwhile. SL_ESTATE or dropped = true means DROP SNODE removed it (its
+ * pairs have moved): it stops its tasks, sends MNODE_LEAVE at once and exits 0.
+ * SIGTERM/SIGINT drain first, heartbeating while every task writes its last checkpoint,
+ * and leave once the last one has ended (main.c).
  *
  * When the mnode cannot be reached the node keeps acting on its last assignment and
  * keeps retrying; the link's state changes are logged once each, not every attempt. One

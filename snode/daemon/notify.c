@@ -292,13 +292,11 @@ static void on_event(void *ud, const sl_stask *task, const sl_trig_event *ev,
     sd->sd_ntail = it;
     pthread_mutex_unlock(&sd->sd_nmu);
     uv_async_send(&sd->sd_nasync);
-    /* Wait until it is in the outbox (bounded, so a stopping daemon is never blocked). A
-     * stopping task's events come while the loop thread joins the task (tasks.c): the loop
-     * stores them right after the join, so waiting would only hold the loop - and the
-     * snode's heartbeats - for up to 5 s per event. */
-    bool wait = !sl_stask_stopping(task);
+    /* Wait until it is in the outbox, so that the task's next checkpoint never passes an
+     * event that is not stored (bounded, so a stopping daemon is never blocked). Stopping
+     * tasks wait too: they are joined off the loop (tasks.c), which stays free to store. */
     pthread_mutex_lock(&sd->sd_nmu);
-    for (int waited = 0; wait && !it->done && waited < 50; waited++) {
+    for (int waited = 0; !it->done && waited < 50; waited++) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 100 * 1000000L;

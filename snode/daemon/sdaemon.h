@@ -7,12 +7,14 @@
  *   assign.c   the in-memory assignment: streams, their parsed CREATE STREAM, slot bitmaps
  *   service.c  the snode's RPC service (SNODE_STATUS)
  *   tasks.c    the running streams: one stream task (snode/runtime) per running stream
- *              with slots here, reconciled with every assignment
+ *              with slots here, reconciled with every assignment; stopping tasks are
+ *              joined on libuv's thread pool, never on the loop
+ *   notify.c   stream events to the notifier (WebSocket receivers, the durable outbox)
  *
  * Everything runs on one libuv loop: RPC handlers, mnode replies (sl_rpc_call_async),
- * timers and signals, so no state here is locked. Stream execution (trigger tasks,
- * runners, checkpoints) is a later issue: the assignment is held and reported, and the
- * drain hook (sl__sn_drain) is where running tasks will be stopped and checkpointed.
+ * timers and signals, so no state here is locked (stream tasks run on their own threads
+ * and hand notifications over under sd_nmu). Nothing on the loop waits for a task: the
+ * heartbeats go on while tasks stop, however many move at once.
  */
 #ifndef SL_SDAEMON_H
 #define SL_SDAEMON_H
@@ -31,6 +33,7 @@
 #include <pthread.h>
 
 typedef struct sn_nitem sn_nitem;
+typedef struct sn_join sn_join;
 
 /* Upper bounds applied to what the mnode sends (a reply beyond them is refused). */
 #define SN_MAX_STREAMS    100000   /* streams in one assignment */
@@ -90,8 +93,13 @@ typedef struct sl_sdaemon {
     uv_timer_t sd_stop;         /* runs the shutdown outside RPC callbacks */
     uv_signal_t sd_sigterm, sd_sigint;
     /* running streams (tasks.c) */
-    sl_stask **sd_tasks;
+    sl_stask **sd_tasks;        /* running tasks, at most one per stream (reported) */
     int sd_ntasks, sd_captasks;
+    sn_join *sd_joins;          /* tasks asked to stop, joined on the thread pool (not
+                                 * reported; their streams start again once joined) */
+    int sd_njoins;
+    bool sd_draining;           /* SIGTERM: every task stops with a last checkpoint, none
+                                 * starts; the node leaves once they are all joined */
     int sd_checkpoint_ms;       /* between a task's checkpoints (0: the task's default) */
     sl_stask_event_fn sd_on_event; /* event hook of every task (notifications) */
     void *sd_event_ud;
@@ -112,11 +120,20 @@ int sl__sn_notify_open(sl_sdaemon *sd, sl_error *err);
 void sl__sn_notify_close(sl_sdaemon *sd);
 
 /* tasks.c */
-/* Starts, moves and stops stream tasks to match sd_as (after an assignment is applied). */
+/* Starts, moves and stops stream tasks to match sd_as (after an assignment is applied).
+ * Never waits for a task: stopping ones are joined off the loop, and a stream whose task
+ * is still stopping gets its new task once that one is joined. */
 void sl__sn_tasks_reconcile(sl_sdaemon *sd);
-/* Stops every task, after a last checkpoint when `checkpoint`. */
+/* Asks every running task to stop, after a last checkpoint when `checkpoint`, and joins
+ * them off the loop (the loop runs until they are joined; sl__sn_tasks_stopped tells when
+ * the last one is). Returns at once. */
 void sl__sn_tasks_stop_all(sl_sdaemon *sd, bool checkpoint);
-/* The status of the task of stream_id; false when none runs here. */
+/* Whether no task runs and none is stopping (every task thread has ended). */
+bool sl__sn_tasks_idle(const sl_sdaemon *sd);
+/* How many tasks are stopping (asked to stop, not joined yet). */
+int sl__sn_tasks_stopping(const sl_sdaemon *sd);
+/* The status of the running task of stream_id; false when none runs here (also while the
+ * stream's task is stopping: it is not reported then). */
 bool sl__sn_task_status(sl_sdaemon *sd, uint64_t stream_id, sl_stask_status *out);
 
 /* state.c: opens (creating) the node-state store under sd_data and loads the node id.
@@ -146,16 +163,21 @@ void sl__sn_assignment_fini(sn_assignment *as);
 /* Name of a trigger kind for status ("INTERVAL", ...). */
 const char *sl__sn_trigger_name(const sn_stream *s);
 
-/* The drain hook: stops what runs for the assignment and checkpoints it before the node
- * leaves. Nothing runs yet (stream execution is a later issue); it logs what it would
- * drain. */
+/* The drain hook of the leave (mlink.c): asks every running task to stop after a last
+ * checkpoint (sl__sn_tasks_stop_all; returns at once). A SIGTERM drains before leaving
+ * (main.c: sd_draining, heartbeats going on until every task is joined), so nothing runs
+ * any more by then; DROP SNODE leaves at once (its slots have moved already). */
 void sl__sn_drain(sl_sdaemon *sd);
 
 /* service.c */
 extern const sl_rpc_method sl__snode_methods[];
 extern const int sl__snode_nmethods;
 
-/* main.c: closes the server, the mnode client, timers and signals; the loop then ends. */
+/* main.c: closes the server, the mnode client, timers and signals, and the notifier once
+ * every task thread has ended; the loop then ends. */
 void sl__sn_shutdown(sl_sdaemon *sd);
+/* main.c: called on the loop (tasks.c) when the last stopping task was joined and none
+ * runs: a SIGTERM drain goes on to leave the cluster, a shutdown closes the notifier. */
+void sl__sn_tasks_stopped(sl_sdaemon *sd);
 
 #endif

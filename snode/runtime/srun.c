@@ -998,6 +998,11 @@ static int compute(sl_stask *t, run_ctx *c, const sl_trig_event *ev, sl_result *
         rc = forced_row(t, c, res, &err);
     }
     if (rc < 0) {
+        /* A node that could not be reached (the mnode restarting, a vnode moving) is no
+         * verdict on the window: like a failed write, the slot is not checkpointed past
+         * the event, and the task's recovery recomputes it from the last checkpoint. */
+        if (rc == SL_EUNAVAILABLE || rc == SL_ETIMEOUT)
+            t->out_failed[ev->group_id % t->cfg.nslots] = true;
         sl__st_error(t, "computation of group %" PRIu64 " at %" PRId64 ": %s", ev->group_id,
                      ev->wstart, err.msg);
         sl_result_fini(res);

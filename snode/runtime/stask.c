@@ -93,16 +93,38 @@ static void clear_error(sl_stask *t)
     pthread_mutex_unlock(&t->mu);
 }
 
-/* A read of vgroup vg succeeded: an error its earlier failed read recorded is over (a vnode
- * restarted, a connection came back); other errors stay. */
-static void clear_read_error(sl_stask *t, uint32_t vg)
+/* Clears the recorded error when it starts with prefix: the failure it reported is over;
+ * other errors stay. */
+static void clear_error_with(sl_stask *t, const char *prefix)
 {
-    char prefix[48];
-    snprintf(prefix, sizeof(prefix), "reading vgroup %u: ", vg);
     pthread_mutex_lock(&t->mu);
     if (strncmp(t->st.error, prefix, strlen(prefix)) == 0)
         t->st.error[0] = '\0';
     pthread_mutex_unlock(&t->mu);
+}
+
+/* A read of vgroup vg succeeded (a vnode restarted, a connection came back). */
+static void clear_read_error(sl_stask *t, uint32_t vg)
+{
+    char prefix[48];
+    snprintf(prefix, sizeof(prefix), "reading vgroup %u: ", vg);
+    clear_error_with(t, prefix);
+}
+
+/* A recovery (task_run) recomputes what a failed write or a computation that could not
+ * reach a node lost. */
+static void clear_output_error(sl_stask *t)
+{
+    clear_error_with(t, "output of group ");
+    clear_error_with(t, "computation of group ");
+}
+
+/* Slot's checkpoint was stored (the mnode restarted, a connection came back). */
+static void clear_ckpt_error(sl_stask *t, uint32_t slot)
+{
+    char prefix[48];
+    snprintf(prefix, sizeof(prefix), "checkpoint of slot %u: ", slot);
+    clear_error_with(t, prefix);
 }
 
 /* ---------------------------------------------------------------- group contexts */
@@ -444,7 +466,8 @@ static int ckpt_apply(sl_stask *t, uint32_t slot, const uint8_t *p, size_t n, bo
 
 /* Writes the checkpoint of every dirty owned slot (all of them when force). A refusal
  * for a stale epoch fences the task; the final checkpoint of a stopping task goes on with
- * the other slots (it may have lost some to another snode and kept the rest). */
+ * the other slots (it may have lost some to another snode and kept the rest), unless the
+ * mnode cannot be reached at all. */
 static void checkpoint_all(sl_stask *t, bool force, bool final)
 {
     sl_buf b;
@@ -482,13 +505,17 @@ static void checkpoint_all(sl_stask *t, bool force, bool final)
         }
         if (rc < 0) {
             sl__st_error(t, "checkpoint of slot %u: %s", s, err.msg);
-            if (final)
+            /* A last checkpoint goes on past a refused slot, not past an mnode that cannot
+             * be reached: every other slot would wait as long, and the task's stop (which
+             * holds back its replacement and the node's drain) with them. */
+            if (final && rc != SL_ETIMEOUT && rc != SL_EUNAVAILABLE)
                 continue;
             break;
         }
         t->dirty[s] = false;
         for (int i = 0; i < t->nvg; i++)
             t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i] = t->cursor[i];
+        clear_ckpt_error(t, s);
     }
     sl_buf_fini(&b);
     t->last_ckpt_ms = wall_ms();
@@ -579,8 +606,8 @@ static int setup(sl_stask *t, sl_error *err)
     rc = sl_rpc_client_open(&t->mcli, url, NULL, err);
     if (rc < 0)
         return rc;
-    rc = sl_parse(t->c_sql, strlen(t->c_sql), &t->pr, err);
-    if (rc < 0)
+    /* Parsed once per task (teardown keeps it): the event hook may hold on to it. */
+    if (t->pr == NULL && (rc = sl_parse(t->c_sql, strlen(t->c_sql), &t->pr, err)) < 0)
         return rc;
     if (t->pr->nstmts != 1 || t->pr->stmts[0]->kind != SL_STMT_CREATE_STREAM)
         return sl_error_set(err, SL_EINVAL, 0, 0, "not a CREATE STREAM statement");
@@ -1642,6 +1669,7 @@ static int history_run(sl_stask *t, sl_error *err)
     free(vers);
     sl_log(SL_LOG_INFO, "snode", "stream %s.%s: history done (%" PRIu64 " rows)", t->c_db,
            t->c_name, rows);
+    sl__st_flush_batch(t); /* events queued (a recovery runs batched): before the checkpoint */
     checkpoint_all(t, false, false);
     return 0;
 }
@@ -1659,9 +1687,58 @@ static void history_reset(sl_stask *t)
     }
 }
 
-static void *task_main(void *arg)
+/* Frees what setup() made and keeps the configuration, the group contexts and the known
+ * output tables (facts that stay true), and the parse unless `parse` (the text does not
+ * change, and the event hook may hold on to the parsed stream while the thread runs): after
+ * a setup that failed, for a recovery (task_run), which sets up again from the
+ * checkpoints, and as the thread ends (release, with the parse). */
+static void teardown(sl_stask *t, bool parse)
 {
-    sl_stask *t = arg;
+    for (uint32_t s = 0; t->eng && s < t->cfg.nslots; s++)
+        sl_trig_close(t->eng[s]);
+    free(t->eng);
+    t->eng = NULL;
+    sl_trig_def_free(t->def);
+    t->def = NULL;
+    for (int i = 0; t->vg_cli && i < t->nvg; i++)
+        sl_rpc_client_close(t->vg_cli[i]);
+    free(t->vg_cli);
+    t->vg_cli = NULL;
+    free(t->vg_ids);
+    t->vg_ids = NULL;
+    free(t->cursor);
+    t->cursor = NULL;
+    free(t->slot_ver);
+    t->slot_ver = NULL;
+    free(t->dirty);
+    t->dirty = NULL;
+    free(t->out_failed);
+    t->out_failed = NULL;
+    free(t->hist_pending);
+    t->hist_pending = NULL;
+    t->fill_history = false;
+    free(t->proj);
+    t->proj = NULL;
+    free(t->prefilter_sql);
+    t->prefilter_sql = NULL;
+    t->nvg = 0;
+    if (parse) {
+        t->cs = NULL;
+        sl_parse_result_free(t->pr);
+        t->pr = NULL;
+    }
+    sl_rpc_client_close(t->mcli);
+    t->mcli = NULL;
+    sl_close(t->meta);
+    sl_close(t->run);
+    sl_close(t->ddl);
+    t->meta = t->run = t->ddl = NULL;
+}
+
+/* Sets the task up and reads its history, retrying (from scratch, after a growing pause)
+ * until it works; false when asked to stop meanwhile. */
+static bool prepare(sl_stask *t)
+{
     int backoff = 200;
     while (!atomic_load(&t->stop)) {
         sl_error err;
@@ -1673,46 +1750,10 @@ static void *task_main(void *arg)
         for (int w = 0; w < backoff && !atomic_load(&t->stop); w += 50)
             sleep_ms(50);
         backoff = backoff < 5000 ? backoff * 2 : 5000;
-        /* Free what a failed setup made, keep the configuration. */
-        for (uint32_t s = 0; t->eng && s < t->cfg.nslots; s++)
-            sl_trig_close(t->eng[s]);
-        free(t->eng);
-        t->eng = NULL;
-        sl_trig_def_free(t->def);
-        t->def = NULL;
-        for (int i = 0; t->vg_cli && i < t->nvg; i++)
-            sl_rpc_client_close(t->vg_cli[i]);
-        free(t->vg_cli);
-        t->vg_cli = NULL;
-        free(t->vg_ids);
-        t->vg_ids = NULL;
-        free(t->cursor);
-        t->cursor = NULL;
-        free(t->slot_ver);
-        t->slot_ver = NULL;
-        free(t->dirty);
-        t->dirty = NULL;
-        free(t->out_failed);
-        t->out_failed = NULL;
-        free(t->hist_pending);
-        t->hist_pending = NULL;
-        t->fill_history = false;
-        free(t->proj);
-        t->proj = NULL;
-        free(t->prefilter_sql);
-        t->prefilter_sql = NULL;
-        t->nvg = 0;
-        sl_parse_result_free(t->pr);
-        t->pr = NULL;
-        sl_rpc_client_close(t->mcli);
-        t->mcli = NULL;
-        sl_close(t->meta);
-        sl_close(t->run);
-        sl_close(t->ddl);
-        t->meta = t->run = t->ddl = NULL;
+        teardown(t, false);
     }
     if (atomic_load(&t->stop))
-        return NULL;
+        return false;
     /* History first (FILL_HISTORY / FILL_HISTORY_FIRST), then the live change log; the
      * task is reported ready once its history is done. A failed history run starts over
      * with a new snapshot. */
@@ -1730,34 +1771,96 @@ static void *task_main(void *arg)
             sleep_ms(50);
         backoff = backoff < 5000 ? backoff * 2 : 5000;
     }
-    if (atomic_load(&t->stop))
-        return NULL;
-    t->ready = true;
-    clear_error(t);
-    pthread_mutex_lock(&t->mu);
-    t->st.ready = true;
-    pthread_mutex_unlock(&t->mu);
-    sl_log(SL_LOG_INFO, "snode", "stream %s.%s running on %d vgroup(s)", t->c_db, t->c_name,
-           t->nvg);
+    return !atomic_load(&t->stop);
+}
+
+/*
+ * Recovery of lost output. A slot whose output write failed (a vnode restarting, the mnode
+ * down longer than a write's retries, a fenced write before the task moved to the new
+ * epoch) is never checkpointed again (srun.c): its last checkpoint stays before the lost
+ * rows, and whoever sets the slot up next recomputes them. When the slot does not move and
+ * the snode does not restart, that is the task itself: once the mnode answers again (a
+ * checkpoint read of the slot, with a short timeout, so an outage does not stall the
+ * reader), it checkpoints the slots that are fine and sets itself up again from the
+ * checkpoints - the failed slots replay the change log from theirs; outputs are
+ * idempotent and notifications keep their triggerId. Recoveries that keep failing wait
+ * longer each time (up to a minute), so an output that cannot be written does not replay
+ * the log in a loop.
+ */
+#define RECOVER_MIN_MS 1000
+#define RECOVER_MAX_MS 60000
+#define RECOVER_PROBE_MS 1000
+
+typedef struct st_recover {
+    int64_t at_ms;     /* 0: no slot failed; else not before this wall time */
+    int wait_ms;       /* the pause before the next attempt */
+    int64_t last_ms;   /* the last recovery (0: none) */
+} st_recover;
+
+/* Whether it is time to recover (see above), probing the mnode when it may be. */
+static bool recover_due(sl_stask *t, st_recover *r)
+{
+    uint32_t failed = UINT32_MAX;
+    for (uint32_t s = 0; failed == UINT32_MAX && s < t->cfg.nslots; s++)
+        if (owns(t, s) && t->out_failed[s])
+            failed = s;
+    int64_t now = wall_ms();
+    if (failed == UINT32_MAX) {
+        r->at_ms = 0;
+        return false;
+    }
+    if (r->at_ms == 0) {
+        /* Failing again soon after a recovery: back off further. */
+        bool again = r->last_ms != 0 && now - r->last_ms < RECOVER_MAX_MS;
+        r->wait_ms = !again ? RECOVER_MIN_MS
+                            : r->wait_ms * 2 < RECOVER_MAX_MS ? r->wait_ms * 2 : RECOVER_MAX_MS;
+        r->at_ms = now + r->wait_ms;
+        return false;
+    }
+    if (now < r->at_ms)
+        return false;
+    Sluice__CheckpointGetRequest rq = SLUICE__CHECKPOINT_GET_REQUEST__INIT;
+    rq.stream_id = t->cfg.stream_id;
+    rq.slot = failed;
+    uint8_t req[64];
+    size_t n = sluice__checkpoint_get_request__pack(&rq, req);
+    sl_error err;
+    sl_error_clear(&err);
+    if (sl_rpc_call(t->mcli, SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_GET, 0, req, n, NULL,
+                    RECOVER_PROBE_MS, &err) < 0) {
+        r->at_ms = wall_ms() + RECOVER_MIN_MS; /* the mnode is not back: ask again later */
+        return false;
+    }
+    r->at_ms = 0;
+    r->last_ms = now;
+    return true;
+}
+
+/* The live phase: polls every vgroup, feeds, ticks and checkpoints until the task is asked
+ * to stop (false; its last checkpoint then written when asked for) or a recovery is due
+ * (true). */
+static bool run_live(sl_stask *t, st_recover *rec)
+{
     int wait = t->cfg.poll_wait_ms > 0 ? t->cfg.poll_wait_ms : 100;
     int ckpt_ms = t->cfg.checkpoint_ms > 0 ? t->cfg.checkpoint_ms : 1000;
     uv_loop_t rloop;
     st_poll *polls = NULL;
     if (uv_loop_init(&rloop) != 0) {
         sl__st_error(t, "cannot start the reader's loop");
-        return NULL;
+        return false;
     }
     if (t->nvg > 0 && (polls = calloc((size_t)t->nvg, sizeof(*polls))) == NULL) {
         sl__st_error(t, "out of memory");
         uv_loop_close(&rloop);
-        return NULL;
+        return false;
     }
     for (int i = 0; i < t->nvg; i++) {
         polls[i].t = t;
         polls[i].vg = i;
         sl_buf_init(&polls[i].rep);
     }
-    while (!atomic_load(&t->stop)) {
+    bool recover = false;
+    while (!recover && !atomic_load(&t->stop)) {
         bool fenced;
         pthread_mutex_lock(&t->mu);
         fenced = t->st.fenced;
@@ -1799,9 +1902,11 @@ static void *task_main(void *arg)
         sl__st_flush_batch(t);
         if (wall_ms() - t->last_ckpt_ms >= ckpt_ms)
             checkpoint_all(t, false, false);
+        recover = !atomic_load(&t->stop) && recover_due(t, rec);
     }
     /* Reap the polls still out (each answers within its wait), so no callback outlives
-     * the loop and the clients can be closed from any thread. */
+     * the loop and the clients can be closed from any thread. Their replies are not fed:
+     * the cursors stay before them. */
     for (bool out = true; out && polls != NULL;) {
         out = false;
         for (int i = 0; i < t->nvg; i++)
@@ -1814,10 +1919,39 @@ static void *task_main(void *arg)
     free(polls);
     uv_run(&rloop, UV_RUN_NOWAIT);
     uv_loop_close(&rloop);
-    if (t->ready)
-        sl__st_flush_batch(t);
-    if (atomic_load(&t->final_ckpt) && t->ready)
+    sl__st_flush_batch(t);
+    if (recover) {
+        checkpoint_all(t, false, false); /* the slots that are fine: they do not replay */
+        return true;
+    }
+    if (atomic_load(&t->final_ckpt))
         checkpoint_all(t, false, true);
+    return false;
+}
+
+static void task_run(sl_stask *t)
+{
+    st_recover rec = {0};
+    while (prepare(t)) {
+        t->ready = true;
+        if (rec.last_ms == 0) { /* the first time: from now on the task is running */
+            clear_error(t);
+            pthread_mutex_lock(&t->mu);
+            t->st.ready = true;
+            pthread_mutex_unlock(&t->mu);
+        } else {
+            clear_output_error(t); /* recomputed now (a new failure records itself again) */
+        }
+        sl_log(SL_LOG_INFO, "snode", "stream %s.%s running on %d vgroup(s)", t->c_db,
+               t->c_name, t->nvg);
+        if (!run_live(t, &rec))
+            break;
+        sl_log(SL_LOG_WARN, "snode",
+               "stream %s.%s: output of some slots was lost (see its last error): setting "
+               "up again from the checkpoints to recompute it", t->c_db, t->c_name);
+        t->ready = false;
+        teardown(t, false);
+    }
     if (t->run != NULL) { /* what the task cost the cluster in requests (diagnostics) */
         sl_conn_stats cs;
         sl_conn_get_stats(t->run, &cs);
@@ -1828,6 +1962,22 @@ static void *task_main(void *arg)
                t->c_db, t->c_name, t->st.events, cs.mnode_calls, cs.vnode_queries,
                cs.vnode_writes, cs.meta_hits, cs.meta_misses);
     }
+}
+
+/* Frees what the thread owns (engines, connections, clients, the parsed stream);
+ * idempotent. The thread calls it as it ends, so a joined task holds no connection. */
+static void release(sl_stask *t)
+{
+    teardown(t, true);
+    sl__st_outputs_free(t);
+    gctx_free(t);
+}
+
+static void *task_main(void *arg)
+{
+    sl_stask *t = arg;
+    task_run(t);
+    release(t);
     return NULL;
 }
 
@@ -1913,36 +2063,24 @@ void sl_stask_signal_stop(sl_stask *t, bool checkpoint)
     atomic_store(&t->stop, true);
 }
 
+void sl_stask_join(sl_stask *t)
+{
+    if (t->started && !t->joined) {
+        pthread_join(t->th, NULL);
+        t->joined = true;
+    }
+}
+
 void sl_stask_stop(sl_stask *t, bool checkpoint)
 {
     if (t == NULL)
         return;
-    atomic_store(&t->final_ckpt, checkpoint);
-    atomic_store(&t->stop, true);
-    if (t->started)
-        pthread_join(t->th, NULL);
-    for (uint32_t s = 0; t->eng && s < t->cfg.nslots; s++)
-        sl_trig_close(t->eng[s]);
-    free(t->eng);
-    sl_trig_def_free(t->def);
-    for (int i = 0; t->vg_cli && i < t->nvg; i++)
-        sl_rpc_client_close(t->vg_cli[i]);
-    free(t->vg_cli);
-    free(t->vg_ids);
-    free(t->cursor);
-    free(t->slot_ver);
-    free(t->dirty);
-    free(t->out_failed);
-    free(t->hist_pending);
-    free(t->proj);
-    free(t->prefilter_sql);
-    sl__st_outputs_free(t);
-    gctx_free(t);
-    sl_parse_result_free(t->pr);
-    sl_rpc_client_close(t->mcli);
-    sl_close(t->meta);
-    sl_close(t->run);
-    sl_close(t->ddl);
+    if (!t->joined) {
+        atomic_store(&t->final_ckpt, checkpoint);
+        atomic_store(&t->stop, true);
+    }
+    sl_stask_join(t);
+    release(t); /* done by the thread when it ran; what a failed start made otherwise */
     free(t->c_host);
     free(t->c_db);
     free(t->c_name);

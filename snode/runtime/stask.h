@@ -28,7 +28,10 @@
  *            from it and skips the change-log entries the checkpoint already covers.
  *
  * A computation error (division by zero, a missing table) is recorded in the task's
- * status and does not stop the task or other groups.
+ * status and does not stop the task or other groups. Output that could not be written (a
+ * vnode or the mnode unreachable past the retries, a write fenced before the task moved to
+ * a new epoch) is recomputed: the slot is not checkpointed past it, and once the mnode
+ * answers again the task sets itself up anew from the checkpoints (stask.c, "Recovery").
  */
 #ifndef SL_STASK_H
 #define SL_STASK_H
@@ -85,14 +88,25 @@ int sl_stask_start(const sl_stask_cfg *cfg, sl_stask **out, sl_error *err);
 /* Moves the task to a newer epoch with the same slots (its next writes carry it). */
 void sl_stask_set_epoch(sl_stask *t, uint64_t epoch);
 
-/* Stops the thread - after a last checkpoint when `checkpoint` is true and the task is
- * still the owner - joins it and frees the task (NULL-safe). */
-void sl_stask_stop(sl_stask *t, bool checkpoint);
-
-/* Asks the thread to stop (after a last checkpoint when `checkpoint`) without waiting; the
- * caller then calls sl_stask_stop, which joins. Signalling many tasks first lets them
- * wind down together instead of one after another. */
+/* Asks the thread to stop (after a last checkpoint when `checkpoint` is true and the task
+ * is still the owner) without waiting. Signalling many tasks first lets them wind down
+ * together instead of one after another. May be called again, e.g. with false when the
+ * task turns out deposed before it got to its last checkpoint (the flag is read once, as
+ * the thread ends). Any thread. */
 void sl_stask_signal_stop(sl_stask *t, bool checkpoint);
+
+/* Waits until the thread of a task asked to stop has ended: its last reply fed, its last
+ * checkpoint written (or refused), its connections closed. Blocks for up to one poll wait
+ * plus an in-flight computation and the last checkpoint's requests, so a libuv loop must
+ * not call it (the snode daemon joins on libuv's thread pool). Call it once, from one
+ * thread; sl_stask_get_status and sl_stask_set_epoch may run meanwhile. */
+void sl_stask_join(sl_stask *t);
+
+/* Stops the thread - after a last checkpoint when `checkpoint` is true and the task is
+ * still the owner; a task already joined keeps the stop it was asked for - joins it
+ * (blocking, see sl_stask_join) and frees the task (NULL-safe). After sl_stask_join it
+ * only frees memory. */
+void sl_stask_stop(sl_stask *t, bool checkpoint);
 
 /* What the task reports (heartbeat, ins_stream_tasks). */
 typedef struct sl_stask_status {
@@ -117,8 +131,8 @@ const char *sl_stask_name(const sl_stask *t);
 const char *sl_stask_db(const sl_stask *t);
 bool sl_stask_same_slots(const sl_stask *t, uint32_t nslots, const uint8_t *slots);
 
-/* Whether the task was asked to stop (any thread). Its last events come while the daemon's
- * loop thread joins it: an event hook must not wait for that loop then. */
+/* Whether the task was asked to stop (any thread). Its last events come while it winds
+ * down; the daemon joins it off its loop, so that loop keeps running meanwhile. */
 bool sl_stask_stopping(const sl_stask *t);
 
 /* Whether the stop asked for (sl_stask_signal_stop) writes a last checkpoint. */

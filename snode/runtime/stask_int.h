@@ -48,7 +48,8 @@ struct sl_stask {
     char *c_host, *c_db, *c_name, *c_sql, *c_plan_db;
     uint8_t *c_slots;
     pthread_t th;
-    bool started;
+    bool started;            /* th runs (or ran) */
+    bool joined;             /* th was joined (sl_stask_join): only memory is left */
     atomic_bool stop;
     atomic_bool final_ckpt;
     _Atomic uint64_t epoch;

@@ -8,11 +8,15 @@ WebSocket receiver, and a loader thread inserting rows while a node fails:
 
 - kill -9 of one of three snodes: its pairs run on the survivors, the others do not move;
   the recovery time is printed;
-- SIGSTOP of an snode past the node timeout: declared dead, epoch bumped, the vnodes refuse
-  its epoch; after SIGCONT it acts on the new epoch and nothing stale is written;
+- SIGSTOP of an snode past the node timeout: declared dead, epoch bumped, every vnode of the
+  database refuses a write at its epoch (and stores nothing); after SIGCONT it acts on the
+  new epoch: every task it ran on the old one is stopped, every task it starts acts on a
+  newer one, every refusal it met names its frozen epoch, and the output is exact;
 - a 4th snode joining, DROP SNODE and SIGTERM: only the joining / leaving node's share of
   pairs moves;
-- kill -9 and restart of a vnode, and of the mnode (the snodes keep running meanwhile).
+- kill -9 and restart of a vnode, and of the mnode: the snodes keep their assignment and
+  their tasks meanwhile, are known again under their node ids afterwards, and no stream's
+  task stops or restarts.
 
 After each, the load ends with one far row per table and every output table must equal the
 reference computation (no missing, extra or doubled row), every closed window must be
@@ -38,6 +42,7 @@ NSTREAMS = len(STREAM_SET)
 NODE_TIMEOUT_MS = int(os.environ.get("SLUICE_FAILOVER_NODE_TIMEOUT_MS", "3000"))
 MOVE_WAIT = NODE_TIMEOUT_MS / 1000 + 20   # a death is noticed after the node timeout
 STALE = "stale placement epoch"            # the vnode's SL_ESTALE refusal text
+DEAD = "node marked dead"                  # the mnode's log line for a node timed out
 
 
 @pytest.fixture(scope="module")
@@ -80,20 +85,31 @@ def addrs(c):
     return [c.saddr(int(n[5:])) for n in c.procs if n.startswith("snode")]
 
 
+# Tables no stream reads, for fenced writes: enough that every vgroup of the test's
+# database holds one (a table's vgroup is a hash of its name).
+FENCES = [f"fence{i}" for i in range(8)]
+
+
 class Scenario:
-    """A test's database (the load's tables plus a table `fence` no stream reads), its 10
+    """A test's database (the load's tables plus the FENCES tables no stream reads), its 10
     streams notifying `recv`, and the running loader."""
 
     def __init__(self, c, sql, db, recv, port):
         self.c, self.sql, self.db, self.recv = c, sql, db, recv
         self.load = Load(ntables=8, final_gap=30)
-        make_db(sql, db, self.load.ddl() + ["CREATE TABLE fence (ts TIMESTAMP, v INT)"])
+        make_db(sql, db, self.load.ddl() +
+                [f"CREATE TABLE {f} (ts TIMESTAMP, v INT)" for f in FENCES])
         create_stream_set(c, sql, db, f"ws://127.0.0.1:{port}/{db}")
         self.loader = Loader(sql, db, self.load, per_call=4, pause=0.1)
         self.loader.start()
 
     def owners(self, alive, timeout=MOVE_WAIT):
-        return wait_placed(self.sql, self.db, alive, NSTREAMS, timeout)
+        """The owner of every pair once they all run on the snodes at `alive`, each of them
+        alive (a joining snode is listed only once registered: until then the others
+        looked placed)."""
+        deadline = time.time() + timeout
+        self.c.wait_snodes(alive, timeout=timeout)
+        return wait_placed(self.sql, self.db, alive, NSTREAMS, max(1, deadline - time.time()))
 
     def finish_and_check(self):
         """Ends the load; checks every output table and notification against the reference.
@@ -126,6 +142,31 @@ def scenario(cl, db):
         with contextlib.suppress(Exception):   # a hung snode's connection must not
             recv.stop()                        # hide the test's own failure
         recv.close()
+
+
+def fences_per_vgroup(sql, db):
+    """{vgroup id: (vnode endpoint, a FENCES table in it)} for every vgroup of db."""
+    ends = {r["vgroup_id"]: r["endpoint"] for r in sql.dicts(
+        "SELECT vgroup_id, endpoint FROM information_schema.ins_vgroups "
+        f"WHERE db_name = '{db}'")}
+    out = {}
+    for r in sql.dicts("SELECT table_name, vgroup_id FROM information_schema.ins_tables "
+                       f"WHERE db_name = '{db}'"):
+        if r["table_name"] in FENCES:
+            out.setdefault(r["vgroup_id"], (ends[r["vgroup_id"]], r["table_name"]))
+    assert set(out) == set(ends), f"no fence table in some vgroup of {db}: {out} {ends}"
+    return out
+
+
+def log_since(c, name, offset):
+    """The lines of process `name`'s log after byte `offset`."""
+    with open(os.path.join(c.root, f"{name}.log"), "rb") as f:
+        f.seek(offset)
+        return f.read().decode(errors="replace").splitlines()
+
+
+def log_size(c, name):
+    return os.path.getsize(os.path.join(c.root, f"{name}.log"))
 
 
 def moved(before, after):
@@ -179,8 +220,15 @@ def test_sigstop_fenced_then_sigcont(cl):
         vi, _ = busiest_snode(c, sql)
         frozen = c.saddr(vi)
         others = [a for a in alive if a != frozen]
-        old = snode_status(c, frozen)["epoch"]
+        held = snode_status(c, frozen)
+        old = held["epoch"]
+        # The tasks it runs now (on the old epoch): one per stream with slots on it.
+        old_tasks = {x["name"] for x in held["streams"]
+                     if x["db"] == s.db and x["running"] and x["owned"] > 0}
+        assert old_tasks, held
+        fences = fences_per_vgroup(sql, s.db)
         stale0 = {n: log_count(c, n, STALE) for n in c.procs}
+        log0 = log_size(c, f"snode{vi}")
         t0 = time.time()
         c.procs[f"snode{vi}"].send_signal(signal.SIGSTOP)
         try:
@@ -194,14 +242,17 @@ def test_sigstop_fenced_then_sigcont(cl):
             assert moved(before, mid) == {k for k, o in before.items() if o == frozen}
             new = max(int(n["epoch"]) for n in nodes.values())
             assert new > old
-            # Fencing: the vnodes refuse a write at the frozen snode's epoch (and store
-            # nothing); the current epoch passes.
-            r = c.rpc("--epoch", old, "write", c.maddr, s.db, "fence", stdin="1000,1\n",
-                      check=False)
-            assert r.returncode != 0 and "error -18" in r.stderr and STALE in r.stderr, r.stderr
-            c.rpc("--epoch", new, "write", c.maddr, s.db, "fence", stdin="2000,2\n")
-            got = c.rpc("query", c.maddr, s.db, "SELECT ts, v FROM fence").stdout.split()
-            assert got == ["2000,2"], got
+            # Fencing: every vnode of the database refuses a write at the frozen snode's
+            # epoch (and stores nothing); the current epoch passes. A vnode's known epoch
+            # only grows, so whatever the frozen snode sends at its epoch is refused too.
+            for vg, (vnode, fence) in sorted(fences.items()):
+                r = c.rpc("--epoch", old, "write", c.maddr, s.db, fence, stdin="1000,1\n",
+                          check=False)
+                assert r.returncode != 0 and "error -18" in r.stderr and STALE in r.stderr, \
+                    (vg, vnode, r.stderr)
+                c.rpc("--epoch", new, "write", c.maddr, s.db, fence, stdin="2000,2\n")
+                got = c.rpc("query", c.maddr, s.db, f"SELECT ts, v FROM {fence}").stdout.split()
+                assert got == ["2000,2"], (vg, vnode, got)
             # Frozen a while longer, the survivors writing its groups' windows meanwhile.
             s.loader.wait_loaded(s.loader.done + 8)
         finally:
@@ -215,11 +266,32 @@ def test_sigstop_fenced_then_sigcont(cl):
         assert back == before
         s.loader.wait_loaded(s.loader.done + 8)
         t_out = s.finish_and_check()
+        # Nothing stale from the frozen snode: every task it ran on the old epoch was stopped
+        # (a deposed one without a last checkpoint), every task it started since acts on an
+        # epoch newer than the one that declared it dead, and every epoch refusal it met
+        # (vnode writes, mnode checkpoints) was of a request at its frozen epoch (or of a
+        # later reassignment's, should one happen meanwhile) - never one in between.
+        lines = [ln for ln in log_since(c, f"snode{vi}", log0) if f" {s.db}." in ln]
+        stopped = {ln.split(f" {s.db}.")[1].split()[0] for ln in lines
+                   if "INFO snode: stopping stream" in ln}
+        assert old_tasks <= stopped, (old_tasks, stopped)
+        started = [ln for ln in lines if "INFO snode: started stream" in ln]
+        assert started, "the frozen snode started no task after SIGCONT"
+        for ln in started:
+            assert int(ln.rsplit("epoch=", 1)[1].split()[0]) > new, ln
+        refusals = [ln for ln in lines if STALE in ln or "fenced:" in ln]
+        for ln in refusals:
+            epoch = int(ln.split("stale placement epoch ")[1].split(":")[0]) if STALE in ln \
+                else int(ln.split("refused: epoch ")[1].split()[0]) if "refused: epoch " in ln \
+                else None
+            assert epoch is None or epoch == old or epoch > new, ln
+            assert epoch is not None or "does not own it" in ln, ln
         stale = {n: log_count(c, n, STALE) - stale0.get(n, 0) for n in c.procs}
         print(f"[SIGSTOP] load {uptime()}: dead and moved {t_dead:.1f}s after SIGSTOP (epoch "
               f"{old} -> {new}); after SIGCONT back at epoch {st['epoch']} in {t_back:.1f}s; "
-              f"output complete {t_out:.1f}s after the load; '{STALE}' lines since the "
-              f"freeze per log: {stale}")
+              f"output complete {t_out:.1f}s after the load; {len(old_tasks)} stale tasks "
+              f"stopped, {len(started)} started at the new epoch, {len(refusals)} refusals "
+              f"met by the frozen snode; '{STALE}' lines since the freeze per log: {stale}")
 
 
 # ------------------------------------------------------------------------------ handoff
@@ -231,6 +303,7 @@ def test_join_drop_sigterm_move_only_their_share(cl):
         before = s.owners(three)
         total = len(before)
         s.loader.wait_loaded(12)
+        dead0 = log_count(c, "mnode", DEAD)
         # A 4th snode joins: it takes about a quarter; only those pairs move.
         i4 = c.add_snode()
         a4 = c.saddr(i4)
@@ -262,6 +335,9 @@ def test_join_drop_sigterm_move_only_their_share(cl):
         t_term = time.time() - t0
         gone = moved(dropped, left)
         assert gone == {k for k, o in dropped.items() if o == a4}
+        # Nodes only joined or left gracefully: none was declared dead for a missed heartbeat
+        # (a node keeps heartbeating while the tasks it gives away stop).
+        assert log_count(c, "mnode", DEAD) == dead0, "a node was declared dead"
         s.loader.wait_loaded(s.loader.done + 8)
         t_out = s.finish_and_check()
         print(f"\n[handoff] load {uptime()}: join moved {len(gained)}/{total} pairs in "
@@ -313,6 +389,14 @@ def test_mnode_kill9_restart_snodes_keep_running(cl):
             f"WHERE db_name = '{s.db}'")]
         s.loader.wait_loaded(16)
         held = {a: snode_status(c, a) for a in alive}
+        ids = {n["endpoint"]: n["id"] for n in
+               sql.dicts("SELECT endpoint, id FROM information_schema.ins_snodes")}
+        # Task starts and stops of this database's streams logged so far, per snode.
+        snodes = [n for n in c.procs if n.startswith("snode")]
+        marks = ("INFO snode: stopping stream " + s.db + ".",
+                 "INFO snode: started stream " + s.db + ".")
+        churn0 = {(n, m): log_count(c, n, m) for n in snodes for m in marks}
+        dead0 = log_count(c, "mnode", DEAD)
         c.kill("mnode", signal.SIGKILL)
         t0 = time.time()
         time.sleep(1.5)
@@ -327,12 +411,26 @@ def test_mnode_kill9_restart_snodes_keep_running(cl):
         c.start_mnode()
         assert s.owners(alive, timeout=60) == before
         t_back = time.time() - t0
+        # Every snode is known again to the restarted mnode, alive under its node id, and its
+        # link is up.
+        nodes = {n["endpoint"]: n for n in
+                 sql.dicts("SELECT endpoint, id, status FROM information_schema.ins_snodes")}
+        for a in alive:
+            assert nodes[a]["id"] == ids[a] and nodes[a]["status"] == "alive", (a, nodes)
+            st = snode_status(c, a)
+            assert st["node_id"] == held[a]["node_id"] and st["mnode_ok"] is True, st
         s.loader.wait_loaded(s.loader.done + 12)
         t_out = s.finish_and_check()
+        # No stream stopped: no task of the database was stopped or started on any snode
+        # from before the kill until its output was complete.
+        churn = {k: log_count(c, k[0], k[1]) - v for k, v in churn0.items()}
+        assert not any(churn.values()), churn
+        assert log_count(c, "mnode", DEAD) == dead0, "the restarted mnode declared a node dead"
+
         print(f"\n[mnode kill -9] load {uptime()}: vgroup versions {v1} -> {v2} while the "
               f"mnode was down (the snodes' output writes); placed again {t_back:.1f}s after "
               f"the kill; output complete {t_out:.1f}s after the load")
-        # No stream stopped while the mnode was down: every snode kept its epoch and its
-        # running tasks (checked above). Output writes in that time are only printed: the
-        # loader cannot insert without the mnode, and a write that needs table metadata the
-        # snode has not cached (a new output subtable) waits for the mnode.
+        # No stream stopped while the mnode was down nor after it came back: every snode
+        # kept its epoch and its tasks (checked above). Output writes in that time are only
+        # printed: the loader cannot insert without the mnode, and a write that needs table
+        # metadata the snode has not cached (a new output subtable) waits for the mnode.

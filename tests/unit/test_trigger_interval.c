@@ -158,55 +158,6 @@ static void ignore_disorder(void **state)
     th_close(&h);
 }
 
-/* Feeds n rows (seconds, v = 1, or DELETE when ts < 0: the row at -ts) of child table
- * `table` of group gid as one block with the tbname column (trigger.h "Input block
- * layout"), so the engine tells the rows of a group spanning tables apart by table. */
-static void feed_tb(th *h, uint64_t gid, const char *table, int n, ...)
-{
-    sl_block b;
-    sl_block_init(&b);
-    sl_block_add_column(&b, SL_T_TIMESTAMP, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    sl_block_add_column(&b, SL_T_INT, 0);
-    sl_block_add_column(&b, SL_T_VARCHAR, 64);
-    uint8_t kinds[64];
-    assert_true(n <= 64);
-    va_list ap;
-    va_start(ap, n);
-    for (int i = 0; i < n; i++) {
-        int64_t ts = va_arg(ap, int64_t);
-        kinds[i] = ts < 0 ? SL_TRIG_ROW_DELETE : SL_TRIG_ROW_INSERT;
-        sl_column_append_i64(&b.cols[0], (ts < 0 ? -ts : ts) * h->unit);
-        sl_column_append_i64(&b.cols[1], 1);
-        sl_column_append_i64(&b.cols[2], 0);
-    }
-    va_end(ap);
-    sl_value tg = sl_value_int(SL_T_INT, h->tag);
-    sl_column_set_const(&b.cols[3], &tg, (uint32_t)n);
-    sl_value tb = sl_value_str(SL_T_VARCHAR, table, (uint32_t)strlen(table));
-    sl_column_set_const(&b.cols[4], &tb, (uint32_t)n);
-    sl_block_seal(&b);
-    sl_trig_input in = {.group_id = gid, .rows = &b, .kinds = kinds};
-    sl_trig_sink s = th_sink(h);
-    sl_error err;
-    sl_error_clear(&err);
-    if (sl_trig_feed(h->t, &in, &s, &err) != 0)
-        fail_msg("feed failed: %s", err.msg);
-    sl_block_fini(&b);
-}
-
-/* sl_trig_delete_table_range of table's rows in [lo, hi] seconds. */
-static void del_tb(th *h, uint64_t gid, const char *table, int64_t lo, int64_t hi)
-{
-    sl_error err;
-    sl_error_clear(&err);
-    sl_trig_sink s = th_sink(h);
-    if (sl_trig_delete_table_range(h->t, gid, table, (uint32_t)strlen(table), lo * h->unit,
-                                   hi * h->unit, &s, &err) != 0)
-        fail_msg("delete failed: %s", err.msg);
-}
-
 /*
  * A group spanning tables (here PARTITION BY a tag; also ROLLUP BY, or no grouping over a
  * super table): rows of two tables at one timestamp are two rows, and a delete in one
@@ -221,29 +172,29 @@ static void tables_of_one_group(void **state)
     th h;
     th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 PARTITION BY tg "
                 "STREAM_OPTIONS(DELETE_RECALC)");
-    feed_tb(&h, 5, "a", 2, (int64_t)10, (int64_t)20);
-    feed_tb(&h, 5, "b", 2, (int64_t)20, (int64_t)30);
+    th_feed_tb(&h, 5, "a", 2, (int64_t)10, (int64_t)20);
+    th_feed_tb(&h, 5, "b", 2, (int64_t)20, (int64_t)30);
     /* a again at 20: the same row of a (an update), not a third row at 20 */
-    feed_tb(&h, 5, "a", 1, (int64_t)20);
+    th_feed_tb(&h, 5, "a", 1, (int64_t)20);
     th_expect(&h, "");
-    feed_tb(&h, 5, "a", 1, (int64_t)70);
+    th_feed_tb(&h, 5, "a", 1, (int64_t)70);
     th_expect(&h, "CLOSE 0 60 4 g5\n");
-    feed_tb(&h, 5, "b", 1, (int64_t)130);
+    th_feed_tb(&h, 5, "b", 1, (int64_t)130);
     th_expect(&h, "CLOSE 60 120 1 g5\n");
     /* a late row of b at 20 is an update of b's row, a late row of c there a new row */
-    feed_tb(&h, 5, "b", 1, (int64_t)20);
+    th_feed_tb(&h, 5, "b", 1, (int64_t)20);
     th_expect(&h, "INV 0 60 4 g5\nCLOSE 0 60 4 g5\n");
-    feed_tb(&h, 5, "c", 1, (int64_t)20);
+    th_feed_tb(&h, 5, "c", 1, (int64_t)20);
     th_expect(&h, "INV 0 60 4 g5\nCLOSE 0 60 5 g5\n");
     /* DELETE FROM a in [0, 100]: b's and c's rows stay, also those at 20 */
-    del_tb(&h, 5, "a", 0, 100);
+    th_del_tb(&h, 5, "a", 0, 100);
     th_expect(&h, "INV 0 60 5 g5\nCLOSE 0 60 3 g5\nINV 60 120 1 g5\nCLOSE 60 120 0 g5\n");
-    del_tb(&h, 5, "a", 0, 100); /* nothing of a left there */
+    th_del_tb(&h, 5, "a", 0, 100); /* nothing of a left there */
     th_expect(&h, "");
-    del_tb(&h, 5, "b", 20, 20);
+    th_del_tb(&h, 5, "b", 20, 20);
     th_expect(&h, "INV 0 60 3 g5\nCLOSE 0 60 2 g5\n");
     /* a per-row delete of c's row at 20 (the change log's row kinds) */
-    feed_tb(&h, 5, "c", 1, (int64_t)-20);
+    th_feed_tb(&h, 5, "c", 1, (int64_t)-20);
     th_expect(&h, "INV 0 60 2 g5\nCLOSE 0 60 1 g5\n");
     /* sl_trig_delete_range takes every table's rows */
     th_del(&h, 5, 0, 59);
@@ -254,10 +205,10 @@ static void tables_of_one_group(void **state)
      * pending row only. */
     th_open(&h, "CREATE STREAM s INTERVAL(60s) SLIDING(60s) FROM t1 PARTITION BY tg "
                 "STREAM_OPTIONS(WATERMARK(30s)|DELETE_RECALC)");
-    feed_tb(&h, 5, "a", 2, (int64_t)10, (int64_t)50);
-    feed_tb(&h, 5, "b", 1, (int64_t)50);
-    del_tb(&h, 5, "a", 50, 50);
-    feed_tb(&h, 5, "a", 1, (int64_t)95);
+    th_feed_tb(&h, 5, "a", 2, (int64_t)10, (int64_t)50);
+    th_feed_tb(&h, 5, "b", 1, (int64_t)50);
+    th_del_tb(&h, 5, "a", 50, 50);
+    th_feed_tb(&h, 5, "a", 1, (int64_t)95);
     th_expect(&h, "CLOSE 0 60 2 g5\n");
     th_close(&h);
 
@@ -276,10 +227,10 @@ static void tables_of_one_group_checkpoint(void **state)
                       "STREAM_OPTIONS(DELETE_RECALC)";
     th h;
     th_open(&h, sql);
-    feed_tb(&h, 5, "a", 2, (int64_t)10, (int64_t)20);
-    feed_tb(&h, 5, "b", 1, (int64_t)20);
-    feed_tb(&h, 5, "c", 1, (int64_t)20);
-    feed_tb(&h, 5, "a", 1, (int64_t)70);
+    th_feed_tb(&h, 5, "a", 2, (int64_t)10, (int64_t)20);
+    th_feed_tb(&h, 5, "b", 1, (int64_t)20);
+    th_feed_tb(&h, 5, "c", 1, (int64_t)20);
+    th_feed_tb(&h, 5, "a", 1, (int64_t)70);
     th_expect(&h, "CLOSE 0 60 4 g5\n");
     sl_buf ck;
     sl_buf_init(&ck);
@@ -289,9 +240,9 @@ static void tables_of_one_group_checkpoint(void **state)
     th_open(&h, sql);
     assert_int_equal(sl_trig_restore(h.t, ck.data, ck.len, &err), 0);
     sl_buf_fini(&ck);
-    del_tb(&h, 5, "b", 0, 100);
+    th_del_tb(&h, 5, "b", 0, 100);
     th_expect(&h, "INV 0 60 4 g5\nCLOSE 0 60 3 g5\n");
-    del_tb(&h, 5, "a", 20, 20);
+    th_del_tb(&h, 5, "a", 20, 20);
     th_expect(&h, "INV 0 60 3 g5\nCLOSE 0 60 2 g5\n");
     th_close(&h);
 }
@@ -301,9 +252,9 @@ static void sliding_tables_of_one_group(void **state)
 {
     th h;
     th_open(&h, "CREATE STREAM s SLIDING(10s) FROM t1 PARTITION BY tg");
-    feed_tb(&h, 5, "a", 2, (int64_t)1, (int64_t)5);
-    feed_tb(&h, 5, "b", 1, (int64_t)5);
-    feed_tb(&h, 5, "a", 1, (int64_t)12);
+    th_feed_tb(&h, 5, "a", 2, (int64_t)1, (int64_t)5);
+    th_feed_tb(&h, 5, "b", 1, (int64_t)5);
+    th_feed_tb(&h, 5, "a", 1, (int64_t)12);
     th_expect(&h, "ONTIME 0 10 20 g5\n");
     assert_int_equal(h.last.rownum, 3);
     th_close(&h);

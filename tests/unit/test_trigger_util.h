@@ -557,4 +557,53 @@ static inline int sw_rand_scale(void)
     return n > 0 ? n : 1;
 }
 
+/* Feeds n rows (seconds, v = 1, or DELETE when ts < 0: the row at -ts) of child table
+ * `table` of group gid as one block with the tbname column (trigger.h "Input block
+ * layout"), so the engine tells the rows of a group spanning tables apart by table. */
+static inline void th_feed_tb(th *h, uint64_t gid, const char *table, int n, ...)
+{
+    sl_block b;
+    sl_block_init(&b);
+    sl_block_add_column(&b, SL_T_TIMESTAMP, 0);
+    sl_block_add_column(&b, SL_T_INT, 0);
+    sl_block_add_column(&b, SL_T_INT, 0);
+    sl_block_add_column(&b, SL_T_INT, 0);
+    sl_block_add_column(&b, SL_T_VARCHAR, 64);
+    uint8_t kinds[64];
+    assert_true(n <= 64);
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) {
+        int64_t ts = va_arg(ap, int64_t);
+        kinds[i] = ts < 0 ? SL_TRIG_ROW_DELETE : SL_TRIG_ROW_INSERT;
+        sl_column_append_i64(&b.cols[0], (ts < 0 ? -ts : ts) * h->unit);
+        sl_column_append_i64(&b.cols[1], 1);
+        sl_column_append_i64(&b.cols[2], 0);
+    }
+    va_end(ap);
+    sl_value tg = sl_value_int(SL_T_INT, h->tag);
+    sl_column_set_const(&b.cols[3], &tg, (uint32_t)n);
+    sl_value tb = sl_value_str(SL_T_VARCHAR, table, (uint32_t)strlen(table));
+    sl_column_set_const(&b.cols[4], &tb, (uint32_t)n);
+    sl_block_seal(&b);
+    sl_trig_input in = {.group_id = gid, .rows = &b, .kinds = kinds};
+    sl_trig_sink s = th_sink(h);
+    sl_error err;
+    sl_error_clear(&err);
+    if (sl_trig_feed(h->t, &in, &s, &err) != 0)
+        fail_msg("feed failed: %s", err.msg);
+    sl_block_fini(&b);
+}
+
+/* sl_trig_delete_table_range of table's rows in [lo, hi] seconds. */
+static inline void th_del_tb(th *h, uint64_t gid, const char *table, int64_t lo, int64_t hi)
+{
+    sl_error err;
+    sl_error_clear(&err);
+    sl_trig_sink s = th_sink(h);
+    if (sl_trig_delete_table_range(h->t, gid, table, (uint32_t)strlen(table), lo * h->unit,
+                                   hi * h->unit, &s, &err) != 0)
+        fail_msg("delete failed: %s", err.msg);
+}
+
 #endif
