@@ -488,6 +488,7 @@ void sl_mcatalog_close(sl_mcatalog *cat)
         free(cat->c_nodes[i]);
     }
     free(cat->c_nodes);
+    free(cat->c_self.n_addr);
     sl__mc_streams_free(cat);
     sl_kv_close(cat->c_kv);
     free(cat);

@@ -343,6 +343,42 @@ typedef int (*sl_mcatalog_node_fn)(void *arg, const sl_mcatalog_node *n);
 /* Calls fn for every node in ascending id order; returns 0 or the first nonzero fn value. */
 int sl_mcatalog_each_node(sl_mcatalog *cat, sl_mcatalog_node_fn fn, void *arg);
 
+/*
+ * Names the management node this catalog serves: ins_dnodes / SHOW DNODES / SHOW MNODES
+ * then list it as dnode 0 (kind mnode, status alive, 0 vgroups), with create_time
+ * started_ms and last_heartbeat the catalog clock's now at each query (it answers, so it
+ * is alive). Memory only: the mnode is not a registered member (it is the registry), so it
+ * takes no node id and moves no other node's. `addr` is copied (1..SL_MCATALOG_ADDR_MAX
+ * bytes); calling again replaces it. Returns 0, SL_EINVAL or SL_ENOMEM.
+ */
+int sl_mcatalog_set_self(sl_mcatalog *cat, const char *addr, int64_t started_ms, sl_error *err);
+
+/* The storage load of one vgroup as its vnode reports it in a heartbeat (counters since
+ * the vnode opened the vgroup; see proto/mnode.proto VgroupLoad). */
+typedef struct sl_mcatalog_vgroup_load {
+    uint32_t vgroup_id;
+    uint64_t rows;           /* visible rows stored */
+    uint64_t disk_bytes;     /* table files + memtables of its store */
+    uint64_t write_requests; /* WRITE and DELETE requests acknowledged */
+    uint64_t rows_written;   /* rows of those WRITE requests */
+    uint64_t fenced;         /* WRITE/DELETE requests refused for a stale epoch */
+} sl_mcatalog_vgroup_load;
+
+/*
+ * Records the load report of vnode `id` (memory only: ins_vgroups shows each vgroup's
+ * latest load, ins_dnodes each vnode's totals; a restarted mnode shows NULL until the
+ * next report). Each of the n loads (borrowed array) replaces the load of its vgroup when
+ * the catalog places that vgroup on vnode `id`; a load naming an unknown vgroup, a vgroup
+ * placed on another vnode, or a vgroup already listed earlier in the same report is
+ * ignored and counted in *ignored (may be NULL), and changes nothing. `fenced` is the
+ * vnode's own total of stale-epoch refusals (requests naming vgroups it does not hold
+ * included). Values above INT64_MAX show as INT64_MAX. Does not count as a heartbeat (call
+ * sl_mcatalog_node_heartbeat). Returns 0, SL_ENOTFOUND (unknown id) or SL_EINVAL (not a
+ * vnode; then nothing is recorded).
+ */
+int sl_mcatalog_vnode_report(sl_mcatalog *cat, uint32_t id, const sl_mcatalog_vgroup_load *loads,
+                             size_t n, uint64_t fenced, size_t *ignored, sl_error *err);
+
 /* ---------------------------------------------------------------------------------------
  * Stream placement, snodes, epochs and checkpoints (catalog_assign.c; DESIGN.md section 3)
  *
@@ -504,6 +540,25 @@ int sl_mcatalog_checkpoint_put_versions(sl_mcatalog *cat, uint32_t node, uint64_
                                         size_t len, const sl_mcatalog_vgroup_version *versions,
                                         size_t nversions, sl_error *err);
 
+/* One slot's checkpoint state in a put of several (bytes borrowed). */
+typedef struct sl_mcatalog_slot_state {
+    uint32_t slot;
+    const void *data;
+    size_t len;
+} sl_mcatalog_slot_state;
+
+/*
+ * sl_mcatalog_checkpoint_put_versions for several slots of one stream at once, with the
+ * same versions: one write to disk for all of them. All or nothing: any slot refused (out
+ * of range, named twice, not owned by node - SL_ESTALE -, the states together over
+ * SL_MCATALOG_CHECKPOINT_MAX bytes) refuses the whole put. nslots is 1 to the slots per
+ * stream.
+ */
+int sl_mcatalog_checkpoint_put_slots(sl_mcatalog *cat, uint32_t node, uint64_t epoch,
+                                     uint64_t stream_id, const sl_mcatalog_slot_state *slots,
+                                     size_t nslots, const sl_mcatalog_vgroup_version *versions,
+                                     size_t nversions, sl_error *err);
+
 /*
  * The change-log low-water mark of vgroup `vgroup_id`: when at least one stream reads it,
  * stores in *out the minimum over those streams and their slots of the checkpointed
@@ -532,10 +587,11 @@ int sl_mcatalog_checkpoint_get(sl_mcatalog *cat, uint64_t stream_id, uint32_t sl
  * sl_result_fini):
  *   - SHOW DATABASES/STABLES/TABLES [LIKE], SHOW CREATE DATABASE/STABLE/TABLE and
  *     DESCRIBE, with the columns of the embedded store (common/exec/ddl.h);
- *   - SHOW DNODES (all nodes) and SHOW MNODES (nodes of that kind), the columns of
- *     ins_dnodes; SHOW SNODES, the rows of ins_snodes; SHOW VNODES, one row per vgroup with
+ *   - SHOW DNODES (all nodes, the mnode itself included) and SHOW MNODES (nodes of that
+ *     kind), the columns of ins_dnodes; SHOW SNODES, the rows of ins_snodes; SHOW VNODES, one row per vgroup with
  *     the columns of ins_vgroups, and SHOW VNODES ON DNODE n the vgroups vnode n holds
- *     (SL_ENOTFOUND "dnode n does not exist", SL_EINVAL when n is not a vnode, at n);
+ *     (SL_ENOTFOUND "dnode n does not exist", SL_EINVAL when n is not a vnode - dnode 0
+ *     is the mnode once named - at n);
  *     SHOW [db.]VGROUPS, the rows of ins_vgroups of that database, else the current one,
  *     else every database (SL_ENOTFOUND for an unknown one); [LIKE] filters on the
  *     endpoint;
@@ -560,8 +616,13 @@ int sl_mcatalog_query(sl_mcatalog *cat, const sl_stmt *st, const char *current_d
  *                  type (CHILD_TABLE or NORMAL_TABLE; super tables are in ins_stables)
  *   ins_tags:      table_name, db_name, stable_name, tag_name, tag_type, tag_value (one
  *                  row per tag of every child table; values as text, NULL as NULL)
- *   ins_vgroups:   vgroup_id, db_name, vgroup_index, vnode_id, endpoint, status, tables
- *   ins_dnodes:    id, endpoint, kind, status, vgroups, create_time, last_heartbeat
+ *   ins_vgroups:   vgroup_id, db_name, vgroup_index, vnode_id, endpoint, status, tables,
+ *                  rows, disk_bytes, write_requests, rows_written, fenced (the load its
+ *                  vnode last reported: sl_mcatalog_vnode_report; NULL before)
+ *   ins_dnodes:    id, endpoint, kind, status, vgroups, create_time, last_heartbeat, rows,
+ *                  disk_bytes, write_requests, rows_written, fenced (vnodes: the sums of
+ *                  their vgroups' loads, fenced their own total; NULL otherwise); the
+ *                  mnode itself first, as dnode 0, once named (sl_mcatalog_set_self)
  *   ins_streams:   stream_name, db_name, status (running or stopped), trigger_table (the
  *                  FROM table, db-qualified when not in the stream's database; NULL
  *                  without FROM), create_time, output_table (the INTO table, named the

@@ -468,12 +468,22 @@ int sl_mcatalog_checkpoint_put_versions(sl_mcatalog *cat, uint32_t node, uint64_
                                         size_t len, const sl_mcatalog_vgroup_version *versions,
                                         size_t nversions, sl_error *err)
 {
+    sl_mcatalog_slot_state one = {.slot = slot, .data = data, .len = len};
+    return sl_mcatalog_checkpoint_put_slots(cat, node, epoch, stream_id, &one, 1, versions,
+                                            nversions, err);
+}
+
+int sl_mcatalog_checkpoint_put_slots(sl_mcatalog *cat, uint32_t node, uint64_t epoch,
+                                     uint64_t stream_id, const sl_mcatalog_slot_state *slots,
+                                     size_t nslots, const sl_mcatalog_vgroup_version *versions,
+                                     size_t nversions, sl_error *err)
+{
     if (epoch < cat->c_epoch)
         return sl_error_set(err, SL_ESTALE, 0, 0,
                             "checkpoint of stream %llu slot %u refused: epoch %llu is older "
                             "than the current epoch %llu",
-                            (unsigned long long)stream_id, slot, (unsigned long long)epoch,
-                            (unsigned long long)cat->c_epoch);
+                            (unsigned long long)stream_id, nslots ? slots[0].slot : 0,
+                            (unsigned long long)epoch, (unsigned long long)cat->c_epoch);
     if (epoch > cat->c_epoch)
         return sl_error_set(err, SL_EINVAL, 0, 0, "epoch %llu is newer than the current epoch %llu",
                             (unsigned long long)epoch, (unsigned long long)cat->c_epoch);
@@ -481,19 +491,30 @@ int sl_mcatalog_checkpoint_put_versions(sl_mcatalog *cat, uint32_t node, uint64_
     if (st == NULL)
         return sl_error_set(err, SL_ENOTFOUND, 0, 0, "stream %llu does not exist",
                             (unsigned long long)stream_id);
-    if (slot >= cat->c_slots)
-        return sl_error_set(err, SL_EINVAL, 0, 0, "slot %u is out of range (0..%u)", slot,
-                            cat->c_slots - 1);
-    if (len > SL_MCATALOG_CHECKPOINT_MAX)
-        return sl_error_set(err, SL_ELIMIT, 0, 0, "a checkpoint holds at most %u bytes",
-                            SL_MCATALOG_CHECKPOINT_MAX);
+    if (nslots == 0 || nslots > cat->c_slots)
+        return sl_error_set(err, SL_EINVAL, 0, 0, "a checkpoint put names 1 to %u slots, not %zu",
+                            cat->c_slots, nslots);
     const uint32_t *owners = sl__mc_owners(cat, stream_id);
-    if (owners == NULL || node == 0 || owners[slot] != node) /* 0: no snode alive */
-        return sl_error_set(err, SL_ESTALE, 0, 0,
-                            "checkpoint of stream %llu slot %u refused: snode %u does not own "
-                            "it at epoch %llu",
-                            (unsigned long long)stream_id, slot, node,
-                            (unsigned long long)cat->c_epoch);
+    size_t total = 0;
+    for (size_t i = 0; i < nslots; i++) {
+        uint32_t slot = slots[i].slot;
+        if (slot >= cat->c_slots)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "slot %u is out of range (0..%u)", slot,
+                                cat->c_slots - 1);
+        for (size_t j = 0; j < i; j++)
+            if (slots[j].slot == slot)
+                return sl_error_set(err, SL_EINVAL, 0, 0, "slot %u is named twice", slot);
+        total += slots[i].len;
+        if (slots[i].len > SL_MCATALOG_CHECKPOINT_MAX || total > SL_MCATALOG_CHECKPOINT_MAX)
+            return sl_error_set(err, SL_ELIMIT, 0, 0, "a checkpoint put holds at most %u bytes",
+                                SL_MCATALOG_CHECKPOINT_MAX);
+        if (owners == NULL || node == 0 || owners[slot] != node) /* 0: no snode alive */
+            return sl_error_set(err, SL_ESTALE, 0, 0,
+                                "checkpoint of stream %llu slot %u refused: snode %u does not "
+                                "own it at epoch %llu",
+                                (unsigned long long)stream_id, slot, node,
+                                (unsigned long long)cat->c_epoch);
+    }
     sl_mcatalog_vgroup_version *kept = NULL;
     size_t nkept = 0;
     int rc = sl__mc_hold_prepare(cat, st, versions, nversions, &kept, &nkept, err);
@@ -503,32 +524,36 @@ int sl_mcatalog_checkpoint_put_versions(sl_mcatalog *cat, uint32_t node, uint64_
     sl_buf_init(&k);
     sl_buf_init(&v);
     sl_kv_batch *b = NULL;
-    rc = checkpoint_key(&k, stream_id, slot);
-    if (rc == 0)
-        rc = sl_buf_put_u8(&v, nkept > 0 ? CKPT_FORMAT_VERSIONS : SL__MC_FORMAT);
-    if (rc == 0)
-        rc = sl_buf_put_u64(&v, epoch);
-    if (rc == 0)
-        rc = sl_buf_put_u32(&v, node);
-    if (rc == 0 && nkept > 0)
-        rc = sl_buf_put_u32(&v, (uint32_t)nkept);
-    for (size_t i = 0; rc == 0 && i < nkept; i++) {
-        rc = sl_buf_put_u32(&v, kept[i].vgroup_id);
+    rc = sl_kv_batch_open(&b);
+    /* Every slot in one batch, synced once. */
+    for (size_t i = 0; rc == 0 && i < nslots; i++) {
+        sl_buf_reset(&k);
+        sl_buf_reset(&v);
+        rc = checkpoint_key(&k, stream_id, slots[i].slot);
         if (rc == 0)
-            rc = sl_buf_put_u64(&v, kept[i].version);
+            rc = sl_buf_put_u8(&v, nkept > 0 ? CKPT_FORMAT_VERSIONS : SL__MC_FORMAT);
+        if (rc == 0)
+            rc = sl_buf_put_u64(&v, epoch);
+        if (rc == 0)
+            rc = sl_buf_put_u32(&v, node);
+        if (rc == 0 && nkept > 0)
+            rc = sl_buf_put_u32(&v, (uint32_t)nkept);
+        for (size_t j = 0; rc == 0 && j < nkept; j++) {
+            rc = sl_buf_put_u32(&v, kept[j].vgroup_id);
+            if (rc == 0)
+                rc = sl_buf_put_u64(&v, kept[j].version);
+        }
+        if (rc == 0)
+            rc = sl_buf_put(&v, slots[i].data, slots[i].len);
+        if (rc == 0)
+            rc = sl_kv_batch_put(b, cat->c_cf_checkpoints, k.data, k.len, v.data, v.len);
     }
-    if (rc == 0)
-        rc = sl_buf_put(&v, data, len);
-    if (rc == 0)
-        rc = sl_kv_batch_open(&b);
-    if (rc == 0)
-        rc = sl_kv_batch_put(b, cat->c_cf_checkpoints, k.data, k.len, v.data, v.len);
     if (rc < 0)
         sl_error_set(err, rc, 0, 0, "out of memory writing a checkpoint");
     else
         rc = sl_kv_write(cat->c_kv, b, SL_KV_SYNC_ON, err);
-    if (rc == 0) /* on disk: the slot's versions are now these */
-        sl__mc_hold_apply(cat, st, slot, kept, nkept);
+    for (size_t i = 0; rc == 0 && i < nslots; i++) /* on disk: the slots' versions are these */
+        sl__mc_hold_apply(cat, st, slots[i].slot, kept, nkept);
     sl_kv_batch_close(b);
     sl_buf_fini(&k);
     sl_buf_fini(&v);

@@ -61,6 +61,9 @@ struct sl__mc_node {
     uint64_t n_groups;
     struct sl__mc_task *n_tasks; /* owned, n_ntasks */
     size_t n_ntasks;
+    /* vnodes, from their last heartbeat (memory only; catalog_node.c) */
+    bool n_reported;     /* a load report arrived since the mnode started */
+    uint64_t n_fenced;   /* its total of stale-epoch refusals */
 };
 
 /* What an snode last reported about one stream (catalog_assign.c). */
@@ -111,6 +114,11 @@ struct sl__mc_vgroup {
      * database. vg_ntables entries; each table's t_index_pos is its position. */
     sl__mc_table **vg_tables;
     int64_t vg_captables;
+    /* The latest load its vnode reported (memory only; catalog_node.c): valid when
+     * vg_load_node is vg_vnode (0: none yet). vg_load_gen is the report that set it. */
+    sl_mcatalog_vgroup_load vg_load;
+    uint32_t vg_load_node;
+    uint64_t vg_load_gen;
 };
 
 /* A table. A child's schema is its super table's; a super table has no vgroup. */
@@ -186,6 +194,10 @@ struct sl_mcatalog {
     bool c_place_valid;       /* c_placed is computed from the current inputs' hash */
     sl__mc_placed *c_placed;  /* ascending stream id */
     size_t c_nplaced;
+    /* the mnode itself (sl_mcatalog_set_self; memory only): listed in ins_dnodes as
+     * dnode 0 when c_self.n_addr is set; never in c_nodes */
+    sl__mc_node c_self;
+    uint64_t c_report_gen;    /* load reports received (sl_mcatalog_vnode_report) */
 };
 
 /* The pseudo database object of information_schema in sl_ddl_db.obj (never a sl__mc_db). */

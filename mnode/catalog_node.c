@@ -209,6 +209,60 @@ int sl_mcatalog_node_get(sl_mcatalog *cat, uint32_t id, sl_mcatalog_node *out, s
     return 0;
 }
 
+int sl_mcatalog_set_self(sl_mcatalog *cat, const char *addr, int64_t started_ms, sl_error *err)
+{
+    size_t alen = addr ? strlen(addr) : 0;
+    if (alen == 0 || alen > SL_MCATALOG_ADDR_MAX)
+        return sl_error_set(err, SL_EINVAL, 0, 0, "a node address must have 1 to %d bytes",
+                            SL_MCATALOG_ADDR_MAX);
+    char *copy = strdup(addr);
+    if (copy == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    free(cat->c_self.n_addr);
+    memset(&cat->c_self, 0, sizeof(cat->c_self));
+    cat->c_self.n_id = 0;
+    cat->c_self.n_kind = SL_MC_MNODE;
+    cat->c_self.n_addr = copy;
+    cat->c_self.n_alive = true;
+    cat->c_self.n_created = started_ms;
+    cat->c_self.n_last_seen = started_ms;
+    return 0;
+}
+
+/* ------------------------------------------------------------ vnode load reports */
+
+int sl_mcatalog_vnode_report(sl_mcatalog *cat, uint32_t id, const sl_mcatalog_vgroup_load *loads,
+                             size_t n, uint64_t fenced, size_t *ignored, sl_error *err)
+{
+    if (ignored != NULL)
+        *ignored = 0;
+    sl__mc_node *nd = sl__mc_find_node(cat, id);
+    if (nd == NULL)
+        return sl_error_set(err, SL_ENOTFOUND, 0, 0, "node %u is not registered", id);
+    if (nd->n_kind != SL_MC_VNODE)
+        return sl_error_set(err, SL_EINVAL, 0, 0, "node %u is an %s: only vnodes report loads",
+                            id, sl_mc_node_kind_name(nd->n_kind));
+    /* A generation per report tells a vgroup listed twice in it from one listed in an
+     * earlier report. */
+    uint64_t gen = ++cat->c_report_gen;
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        sl__mc_vgroup *vg = sl__mc_find_vgroup(cat, loads[i].vgroup_id);
+        if (vg == NULL || vg->vg_vnode != id || vg->vg_load_gen == gen) {
+            bad++;
+            continue;
+        }
+        vg->vg_load = loads[i];
+        vg->vg_load_node = id;
+        vg->vg_load_gen = gen;
+    }
+    nd->n_reported = true;
+    nd->n_fenced = fenced;
+    if (ignored != NULL)
+        *ignored = bad;
+    return 0;
+}
+
 int sl_mcatalog_each_node(sl_mcatalog *cat, sl_mcatalog_node_fn fn, void *arg)
 {
     for (uint32_t i = 0; i < cat->c_nnodes; i++) {

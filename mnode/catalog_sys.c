@@ -12,7 +12,10 @@
  * listings are rows of the system tables: SHOW DNODES/MNODES of ins_dnodes, SHOW SNODES of
  * ins_snodes, SHOW VNODES [ON DNODE n] and SHOW [db.]VGROUPS of ins_vgroups, SHOW STREAMS
  * of ins_streams, whose placement columns (snodes, tasks, max_lag_ms, error) summarise
- * what ins_stream_tasks lists per slot run.
+ * what ins_stream_tasks lists per slot run. The load columns of ins_vgroups are each
+ * vgroup's latest report from its vnode, and those of ins_dnodes a vnode's totals over
+ * them (NULL for other kinds and before the first report); ins_dnodes also lists the mnode
+ * itself as dnode 0 once the daemon named it (sl_mcatalog_set_self).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +80,18 @@ static const sl_field VGROUPS_COLS[] = {
     {"vgroup_index", SL_T_INT, 0},      {"vnode_id", SL_T_INT, 0},
     {"endpoint", SL_T_VARCHAR, ADDR_W}, {"status", SL_T_VARCHAR, 5},
     {"tables", SL_T_BIGINT, 0},
+    /* The load its vnode last reported (NULL before the first report). */
+    {"rows", SL_T_BIGINT, 0},           /* visible rows stored */
+    {"disk_bytes", SL_T_BIGINT, 0},     /* table files + memtables of its store */
+    {"write_requests", SL_T_BIGINT, 0}, /* WRITE/DELETE requests acknowledged */
+    {"rows_written", SL_T_BIGINT, 0},   /* rows those WRITE requests carried */
+    {"fenced", SL_T_BIGINT, 0},         /* WRITE/DELETE refused for a stale epoch */
 };
+
+/* The first load column of ins_vgroups and ins_dnodes; both list the same five. */
+#define VGROUPS_LOAD_COL 7
+#define DNODES_LOAD_COL 7
+
 static const sl_field DNODES_COLS[] = {
     {"id", SL_T_INT, 0},
     {"endpoint", SL_T_VARCHAR, ADDR_W},
@@ -86,6 +100,14 @@ static const sl_field DNODES_COLS[] = {
     {"vgroups", SL_T_INT, 0},
     {"create_time", SL_T_TIMESTAMP, 0},
     {"last_heartbeat", SL_T_TIMESTAMP, 0},
+    /* vnodes: the totals of their vgroups' reports (fenced: the vnode's own count, which
+     * includes requests naming a vgroup it does not hold); NULL for other kinds and before
+     * the first report */
+    {"rows", SL_T_BIGINT, 0},
+    {"disk_bytes", SL_T_BIGINT, 0},
+    {"write_requests", SL_T_BIGINT, 0},
+    {"rows_written", SL_T_BIGINT, 0},
+    {"fenced", SL_T_BIGINT, 0},
 };
 
 static const sl_field STREAMS_COLS[] = {
@@ -205,6 +227,13 @@ typedef struct stream_row {
     int64_t max_lag;
     const char *error;  /* the lowest-id owner's non-empty error, else NULL (the report's) */
 } stream_row;
+
+/* A row of ins_dnodes: a node (or the mnode itself) and, for a vnode, the sums of the
+ * loads its vgroups reported: rows, disk_bytes, write_requests, rows_written. */
+typedef struct dnode_row {
+    const sl__mc_node *nd;
+    uint64_t sum[4];
+} dnode_row;
 
 /* A row of ins_stream_tasks: slots [lo, hi] of a stream owned by one snode. */
 typedef struct task_row {
@@ -410,6 +439,54 @@ static int collect_streams(const sl_mcatalog *cat, rows *r)
     return rc;
 }
 
+/* a + b, saturating: reports come from the network and are summed. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ins_dnodes: the mnode itself (dnode 0) when named, then every node by id, each vnode
+ * with the sums of the loads its vgroups last reported. */
+static int collect_dnodes(const sl_mcatalog *cat, rows *r)
+{
+    bool self = cat->c_self.n_addr != NULL;
+    size_t n = cat->c_nnodes + (self ? 1 : 0);
+    dnode_row *dr = calloc(n ? n : 1, sizeof(*dr));
+    if (dr == NULL)
+        return SL_ENOMEM;
+    r->own = dr;
+    size_t k = 0;
+    if (self)
+        dr[k++].nd = &cat->c_self;
+    size_t first = k; /* dr[first + i] is c_nodes[i] (ascending id) */
+    for (uint32_t i = 0; i < cat->c_nnodes; i++)
+        dr[k++].nd = cat->c_nodes[i];
+    for (uint32_t i = 0; i < cat->c_nvgroups; i++) {
+        const sl__mc_vgroup *vg = cat->c_vgroups[i];
+        if (vg->vg_load_node == 0 || vg->vg_load_node != vg->vg_vnode)
+            continue;
+        size_t lo = first, hi = k;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (dr[mid].nd->n_id < vg->vg_vnode)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == k || dr[lo].nd->n_id != vg->vg_vnode)
+            continue;
+        uint64_t *s = dr[lo].sum;
+        s[0] = add_sat(s[0], vg->vg_load.rows);
+        s[1] = add_sat(s[1], vg->vg_load.disk_bytes);
+        s[2] = add_sat(s[2], vg->vg_load.write_requests);
+        s[3] = add_sat(s[3], vg->vg_load.rows_written);
+    }
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < k; i++)
+        rc = rows_push(r, &dr[i]);
+    return rc;
+}
+
 /* Collects the objects of system table sys: sorted by name, vgroups and nodes by id. */
 static int collect(const sl_mcatalog *cat, int sys, rows *r)
 {
@@ -453,9 +530,7 @@ static int collect(const sl_mcatalog *cat, int sys, rows *r)
                 rc = rows_push(r, cat->c_nodes[i]);
         return rc;
     default:
-        for (uint32_t i = 0; rc == 0 && i < cat->c_nnodes; i++)
-            rc = rows_push(r, cat->c_nodes[i]);
-        return rc;
+        return collect_dnodes(cat, r);
     }
 }
 
@@ -483,6 +558,12 @@ static sl_value node_status(const sl_mcatalog *cat, uint32_t id)
 {
     const sl__mc_node *n = sl__mc_find_node(cat, id);
     return str_value(node_status_name(n));
+}
+
+/* A reported counter as a BIGINT (the largest one for anything above it). */
+static sl_value load_value(uint64_t v)
+{
+    return sl_value_int(SL_T_BIGINT, v > INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
 /*
@@ -560,7 +641,18 @@ static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int 
         case 3: return sl_value_int(SL_T_INT, vg->vg_vnode);
         case 4: return str_value(nd ? nd->n_addr : NULL);
         case 5: return node_status(cat, vg->vg_vnode);
-        default: return sl_value_int(SL_T_BIGINT, vg->vg_ntables);
+        case 6: return sl_value_int(SL_T_BIGINT, vg->vg_ntables);
+        default: break;
+        }
+        if (vg->vg_load_node == 0 || vg->vg_load_node != vg->vg_vnode)
+            return sl_value_null(SL_T_BIGINT);
+        const sl_mcatalog_vgroup_load *l = &vg->vg_load;
+        switch (col - VGROUPS_LOAD_COL) {
+        case 0: return load_value(l->rows);
+        case 1: return load_value(l->disk_bytes);
+        case 2: return load_value(l->write_requests);
+        case 3: return load_value(l->rows_written);
+        default: return load_value(l->fenced);
         }
     }
     case SYS_STREAMS: {
@@ -635,7 +727,8 @@ static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int 
         }
     }
     default: {
-        const sl__mc_node *nd = obj;
+        const dnode_row *dr = obj;
+        const sl__mc_node *nd = dr->nd;
         switch (col) {
         case 0: return sl_value_int(SL_T_INT, nd->n_id);
         case 1: return str_value(nd->n_addr);
@@ -643,8 +736,16 @@ static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int 
         case 3: return str_value(node_status_name(nd));
         case 4: return sl_value_int(SL_T_INT, nd->n_nvgroups);
         case 5: return sl_value_int(SL_T_TIMESTAMP, nd->n_created);
-        default: return sl_value_int(SL_T_TIMESTAMP, nd->n_last_seen);
+        case 6:
+            /* The mnode answers this very query: it is seen now. */
+            return sl_value_int(SL_T_TIMESTAMP,
+                                nd == &cat->c_self ? sl__mc_now(cat) : nd->n_last_seen);
+        default: break;
         }
+        if (nd->n_kind != SL_MC_VNODE || !nd->n_reported)
+            return sl_value_null(SL_T_BIGINT);
+        int k = col - DNODES_LOAD_COL;
+        return k < 4 ? load_value(dr->sum[k]) : load_value(nd->n_fenced);
     }
     }
 }
@@ -847,7 +948,8 @@ static bool sys_keep(int sys, const void *obj, const sys_filter *f)
             return false;
         return !f->by_db || (f->db != NULL && sl_ddl_name_eq(f->db, vg->vg_db->d_name));
     }
-    return f->kind == 0 || ((const sl__mc_node *)obj)->n_kind == (sl_mc_node_kind)f->kind;
+    const sl__mc_node *nd = sys == SYS_DNODES ? ((const dnode_row *)obj)->nd : obj;
+    return f->kind == 0 || nd->n_kind == (sl_mc_node_kind)f->kind;
 }
 
 /* A whole system table as a result: the rows f keeps. */
@@ -894,7 +996,8 @@ static int vnode_of(const sl_mcatalog *cat, const sl_show *sh, uint32_t *id, sl_
 {
     const sl__mc_node *n = sh->dnode > 0 && sh->dnode <= UINT32_MAX
                                ? sl__mc_find_node(cat, (uint32_t)sh->dnode)
-                               : NULL;
+                           : sh->dnode == 0 && cat->c_self.n_addr != NULL ? &cat->c_self
+                                                                          : NULL;
     if (n == NULL)
         return sl_ddl_error(err, SL_ENOTFOUND, sh->dnode_pos, "dnode %lld does not exist",
                             (long long)sh->dnode);

@@ -674,6 +674,8 @@ static int cmd_snode_status(int argc, char **argv)
         json_str(s->trigger);
         fputs(", \"plan_db\": ", stdout);
         json_str(s->plan_db);
+        printf(", \"calc_here\": %" PRIu64 ", \"calc_remote\": %" PRIu64
+               ", \"rows_kept_bytes\": %" PRIu64, s->calc_here, s->calc_remote, s->rows_kept_bytes);
         printf(", \"owned\": %u, \"ranges\": [", s->nslots_owned);
         /* Contiguous runs of owned slots, [first, last] inclusive. */
         int nr = 0;

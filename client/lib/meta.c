@@ -390,6 +390,7 @@ int sl_table_info_get(sl_conn *c, const char *db, const char *name, sl_table_inf
     out->meta = m->m_tm;
     out->uid = m->m_uid;
     out->stable_uid = m->m_stable_uid;
+    out->composite_key = m->m_key;
     out->tagvals = m->m_tm.kind == SL_TABLE_CHILD ? &m->m_tagvals : NULL;
     out->nvgroups = n;
     out->vgroup_ids = m->m_info_ids;

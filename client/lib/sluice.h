@@ -102,6 +102,7 @@ typedef struct sl_table_info {
     int nvgroups;             /* child/normal: 1 (its vgroup); super: every vgroup of the db */
     const uint32_t *vgroup_ids;      /* nvgroups ids */
     const char *const *vnode_addrs;  /* nvgroups addresses (tcp://host:port) */
+    bool composite_key;       /* cols[1] is the COMPOSITE KEY: rows are (ts, key) */
 } sl_table_info;
 
 /*

@@ -181,6 +181,16 @@ int main(int argc, char **argv)
         sl_mcatalog_close(md.md_cat);
         return 1;
     }
+    /* ins_dnodes lists the mnode itself (dnode 0) under the address nodes dial: the
+     * listen URL, or this host's name when it listens on every interface. */
+    char self[320];
+    bool wild = o.host[0] == '\0' || strcmp(o.host, "0.0.0.0") == 0 || strcmp(o.host, "*") == 0 ||
+                strcmp(o.host, "::") == 0;
+    md.md_started_ms = sl__md_now_ms();
+    if (sl_daemon_advertise(self, sizeof(self), wild ? "auto" : NULL, o.host,
+                            sl_rpc_server_port(md.md_srv)) < 0 ||
+        sl_mcatalog_set_self(md.md_cat, self, md.md_started_ms, &err) < 0)
+        sl_log(SL_LOG_WARN, "mnode", "cannot name the mnode in ins_dnodes: it is not listed");
     sl__md_place(&md); /* the placement of the nodes and streams as stored */
     /* Sweep often enough that a dead node is noticed within about a quarter of the timeout
      * after it expires. */

@@ -409,6 +409,44 @@ static int hb_vgroup(void *arg, const sl_mcatalog_vgroup *vg)
     return 0;
 }
 
+/* Most vgroup loads one heartbeat may carry; a report with more is ignored (its heartbeat
+ * still counts). A vnode lists the vgroups it holds, far fewer. */
+#define MD_MAX_LOADS 65536
+
+/* Records the storage load a vnode's heartbeat carries (sl_mcatalog_vnode_report). A
+ * report the catalog cannot use only costs a log line: the heartbeat itself succeeded. */
+static void note_loads(sl_mdaemon *md, const Sluice__HeartbeatRequest *rq)
+{
+    if (rq->n_loads > MD_MAX_LOADS) {
+        sl_log(SL_LOG_WARN, "mnode", "heartbeat of node_id=%u lists %zu vgroup loads (most %d): "
+               "ignored", rq->node_id, rq->n_loads, MD_MAX_LOADS);
+        return;
+    }
+    sl_mcatalog_vgroup_load *l = calloc(rq->n_loads ? rq->n_loads : 1, sizeof(*l));
+    if (l == NULL)
+        return; /* the next heartbeat brings a fresh report */
+    for (size_t i = 0; i < rq->n_loads; i++) {
+        const Sluice__VgroupLoad *x = rq->loads[i];
+        l[i] = (sl_mcatalog_vgroup_load){.vgroup_id = x->vgroup_id,
+                                         .rows = x->rows,
+                                         .disk_bytes = x->disk_bytes,
+                                         .write_requests = x->write_requests,
+                                         .rows_written = x->rows_written,
+                                         .fenced = x->fenced};
+    }
+    sl_error err = {0};
+    sl_error_clear(&err);
+    size_t ignored = 0;
+    if (sl_mcatalog_vnode_report(md->md_cat, rq->node_id, l, rq->n_loads, rq->fenced, &ignored,
+                                 &err) < 0)
+        sl_log(SL_LOG_DEBUG, "mnode", "load report of node_id=%u not recorded: %s", rq->node_id,
+               err.msg);
+    else if (ignored > 0)
+        sl_log(SL_LOG_DEBUG, "mnode", "load report of node_id=%u: %zu vgroup loads ignored "
+               "(unknown, not its own or repeated)", rq->node_id, ignored);
+    free(l);
+}
+
 static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_mdaemon *md = ud;
@@ -421,6 +459,8 @@ static void m_heartbeat(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud
     sl_error err = {0};
     sl_error_clear(&err);
     int rc = sl_mcatalog_node_heartbeat(md->md_cat, rq->node_id, sl__md_now_ms(), &err);
+    if (rc == 0)
+        note_loads(md, rq);
     hb_walk w = {.node = rq->node_id};
     Sluice__VgroupVersion *lw = NULL, **lwp = NULL;
     if (rc == 0)
@@ -745,10 +785,24 @@ static void m_checkpoint_put(sl_rpc_reply *reply, const sl_rpc_request *req, voi
         vers[i].vgroup_id = rq->versions[i]->vgroup_id;
         vers[i].version = rq->versions[i]->version;
     }
-    if (rc == 0)
-        rc = sl_mcatalog_checkpoint_put_versions(md->md_cat, rq->node_id, req->epoch,
-                                                 rq->stream_id, rq->slot, rq->state.data,
-                                                 rq->state.len, vers, rq->n_versions, &err);
+    /* The request's own slot, then the others of the same put (catalog: 1 to the slots per
+     * stream, each once). */
+    sl_mcatalog_slot_state *slots = NULL;
+    size_t nslots = 1 + rq->n_more;
+    if (rc == 0 && rq->n_more >= sl_mcatalog_slots(md->md_cat))
+        rc = sl_error_set(&err, SL_ELIMIT, 0, 0, "a checkpoint put names at most %u slots",
+                          sl_mcatalog_slots(md->md_cat));
+    else if (rc == 0 && (slots = calloc(nslots, sizeof(*slots))) == NULL)
+        rc = sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory");
+    if (rc == 0) {
+        slots[0] = (sl_mcatalog_slot_state){rq->slot, rq->state.data, rq->state.len};
+        for (size_t i = 0; i < rq->n_more; i++)
+            slots[i + 1] = (sl_mcatalog_slot_state){rq->more[i]->slot, rq->more[i]->state.data,
+                                                    rq->more[i]->state.len};
+        rc = sl_mcatalog_checkpoint_put_slots(md->md_cat, rq->node_id, req->epoch, rq->stream_id,
+                                              slots, nslots, vers, rq->n_versions, &err);
+    }
+    free(slots);
     free(vers);
     if (rc < 0) {
         reply_sl_error(reply, rc, &err);

@@ -61,6 +61,12 @@ static void s_status(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         ss[i].trigger = (char *)sl__sn_trigger_name(s);
         ss[i].ignore_untreated = s->ignore_untreated;
         ss[i].plan_db = s->plan_db;
+        sl_stask_status st;
+        if (sl__sn_task_status(sd, s->id, &st)) {
+            ss[i].calc_here = st.calc_here;
+            ss[i].calc_remote = st.calc_remote;
+            ss[i].rows_kept_bytes = st.rows_kept_bytes;
+        }
         sp[i] = &ss[i];
     }
     Sluice__SnodeStatusReply rp = SLUICE__SNODE_STATUS_REPLY__INIT;

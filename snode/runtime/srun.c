@@ -35,20 +35,13 @@
 #include <time.h>
 
 #include "client/lib/sluice_int.h"
+#include "common/exec/plan.h"
 #include "common/expr/expr.h"
 #include "common/sql/unparse.h"
 #include "common/types/rollup.h"
 #include "stask_int.h"
 
 /* ---------------------------------------------------------------- literals */
-
-static int put_ident(sl_buf *b, const char *s)
-{
-    int rc = sl_buf_put(b, "`", 1);
-    for (const char *p = s; rc == 0 && *p; p++)
-        rc = *p == '`' ? sl_buf_put(b, "``", 2) : sl_buf_put(b, p, 1);
-    return rc ? rc : sl_buf_put(b, "`", 1);
-}
 
 static int put_string(sl_buf *b, const char *s, size_t n)
 {
@@ -122,7 +115,7 @@ static int put_rollup_pred(sl_stask *t, const char *col, sl_buf *w)
     if (rc == 0)
         rc = sl_buf_printf(w, "(");
     if (rc == 0)
-        rc = put_ident(w, col);
+        rc = sl__st_put_ident(w, col);
     if (rc == 0)
         rc = sl_buf_printf(w, " = ");
     if (rc == 0)
@@ -130,7 +123,7 @@ static int put_rollup_pred(sl_stask *t, const char *col, sl_buf *w)
     if (rc == 0)
         rc = sl_buf_printf(w, " OR ");
     if (rc == 0)
-        rc = put_ident(w, col);
+        rc = sl__st_put_ident(w, col);
     if (rc == 0)
         rc = sl_buf_printf(w, " LIKE ");
     if (rc == 0)
@@ -188,46 +181,59 @@ static int rollup_tbcount(sl_stask *t, int64_t *count, sl_error *err)
     return rc;
 }
 
-static int ph_text(void *ud, const sl_expr *ph, sl_buf *out, sl_error *err)
+/* The value of placeholder ph for the event of c (strings point into the task's group). */
+static int ph_value(run_ctx *c, const sl_expr *ph, sl_value *out, sl_error *err)
 {
-    run_ctx *c = ud;
     const sl_trig_event *ev = c->ev;
     sl_stask *t = c->t;
     switch (ph->u.placeholder.ph) {
-    case SL_PH_TWSTART: return put_ts(out, ev->wstart);
-    case SL_PH_TWEND: return put_ts(out, ev->wend);
-    case SL_PH_TWDURATION: return sl_buf_printf(out, "%" PRId64, ev->wduration);
-    case SL_PH_TWROWNUM: return sl_buf_printf(out, "%" PRIu64, ev->rownum);
-    case SL_PH_TPREV_TS: return put_ts(out, ev->prev_ts);
-    case SL_PH_TCURRENT_TS: return put_ts(out, ev->cur_ts);
-    case SL_PH_TNEXT_TS: return put_ts(out, ev->next_ts);
-    case SL_PH_TPREV_LOCALTIME: return put_ts(out, ns_to(t->prec, ev->prev_local_ns));
-    case SL_PH_TNEXT_LOCALTIME: return put_ts(out, ns_to(t->prec, ev->next_local_ns));
-    case SL_PH_TLOCALTIME: return put_ts(out, ns_to(t->prec, ev->localtime_ns));
-    case SL_PH_TGRPID: return sl_buf_printf(out, "%" PRId64, (int64_t)ev->group_id);
-    case SL_PH_TIDLESTART: return sl_buf_printf(out, "%" PRId64, ev->idle_start_ns);
-    case SL_PH_TIDLEEND: return sl_buf_printf(out, "%" PRId64, ev->idle_end_ns);
+    case SL_PH_TWSTART: *out = sl_value_int(SL_T_TIMESTAMP, ev->wstart); return 0;
+    case SL_PH_TWEND: *out = sl_value_int(SL_T_TIMESTAMP, ev->wend); return 0;
+    case SL_PH_TWDURATION: *out = sl_value_int(SL_T_BIGINT, ev->wduration); return 0;
+    case SL_PH_TWROWNUM: *out = sl_value_uint(SL_T_UBIGINT, ev->rownum); return 0;
+    case SL_PH_TPREV_TS: *out = sl_value_int(SL_T_TIMESTAMP, ev->prev_ts); return 0;
+    case SL_PH_TCURRENT_TS: *out = sl_value_int(SL_T_TIMESTAMP, ev->cur_ts); return 0;
+    case SL_PH_TNEXT_TS: *out = sl_value_int(SL_T_TIMESTAMP, ev->next_ts); return 0;
+    case SL_PH_TPREV_LOCALTIME:
+        *out = sl_value_int(SL_T_TIMESTAMP, ns_to(t->prec, ev->prev_local_ns));
+        return 0;
+    case SL_PH_TNEXT_LOCALTIME:
+        *out = sl_value_int(SL_T_TIMESTAMP, ns_to(t->prec, ev->next_local_ns));
+        return 0;
+    case SL_PH_TLOCALTIME:
+        *out = sl_value_int(SL_T_TIMESTAMP, ns_to(t->prec, ev->localtime_ns));
+        return 0;
+    case SL_PH_TGRPID: *out = sl_value_int(SL_T_BIGINT, (int64_t)ev->group_id); return 0;
+    case SL_PH_TIDLESTART: *out = sl_value_int(SL_T_BIGINT, ev->idle_start_ns); return 0;
+    case SL_PH_TIDLEEND: *out = sl_value_int(SL_T_BIGINT, ev->idle_end_ns); return 0;
     case SL_PH_PARTITION_COL: {
         int n = ph->u.placeholder.index;
         if (n < 1 || n > t->grp.nkeys)
             return sl_error_set(err, SL_EINVAL, 0, 0, "%%%%%d: the group has %d key(s)", n,
                                 t->grp.nkeys);
-        return put_value(out, &t->grp.keys[n - 1]);
+        *out = t->grp.keys[n - 1];
+        return 0;
     }
-    case SL_PH_TBNAME: return put_string(out, t->grp.table, strlen(t->grp.table));
+    case SL_PH_TBNAME:
+        *out = sl_value_str(SL_T_VARCHAR, t->grp.table, (uint32_t)strlen(t->grp.table));
+        return 0;
     case SL_PH_ROLLUP_TAG: {
         const sl_value *k = &t->grp.keys[0];
         if (!t->rollup || t->grp.nkeys < 1 || k->is_null)
             return sl_error_set(err, SL_EINVAL, 0, 0, "%%%%rollup_tag: the group has no node");
         size_t at = sl_rollup_last_segment(k->v.s.ptr, k->v.s.len);
-        return put_string(out, k->v.s.ptr + at, k->v.s.len - at);
+        *out = sl_value_str(SL_T_VARCHAR, k->v.s.ptr + at, (uint32_t)(k->v.s.len - at));
+        return 0;
     }
     case SL_PH_TROLLUP_TBCOUNT: {
         int64_t n = 0;
         if (!t->rollup || t->grp.nkeys < 1)
             return sl_error_set(err, SL_EINVAL, 0, 0, "_trollup_tbcount: the group has no node");
         int rc = rollup_tbcount(t, &n, err);
-        return rc < 0 ? rc : sl_buf_printf(out, "%" PRId64, n);
+        if (rc < 0)
+            return rc;
+        *out = sl_value_int(SL_T_BIGINT, n);
+        return 0;
     }
     default:
         return sl_error_set(err, SL_EUNSUPPORTED, 0, 0, "placeholder %s is not run yet",
@@ -235,11 +241,62 @@ static int ph_text(void *ud, const sl_expr *ph, sl_buf *out, sl_error *err)
     }
 }
 
+/* Placeholders as SQL literals (the computation sent to the vnodes). */
+static int ph_text(void *ud, const sl_expr *ph, sl_buf *out, sl_error *err)
+{
+    sl_value v;
+    int rc = ph_value(ud, ph, &v, err);
+    return rc < 0 ? rc : put_value(out, &v);
+}
+
+/* v as the literal ph_text prints for it would be typed (expr_compile.c), so that a
+ * computation run here gives the same types as the one sent to the vnodes. */
+static sl_value literal_value(const sl_value *v)
+{
+    if (v->is_null)
+        return sl_value_null(SL_T_NULL);
+    switch (v->type) {
+    case SL_T_BOOL:
+    case SL_T_TIMESTAMP: return *v;
+    case SL_T_FLOAT:
+    case SL_T_DOUBLE:
+        return isfinite(v->v.d) ? sl_value_double(SL_T_DOUBLE, v->v.d) : sl_value_null(SL_T_NULL);
+    case SL_T_VARCHAR:
+    case SL_T_NCHAR: return sl_value_str(SL_T_VARCHAR, v->v.s.ptr, v->v.s.len);
+    default:
+        if (sl_type_is_unsigned_int(v->type))
+            return v->v.u > (uint64_t)INT64_MAX ? *v : sl_value_int(SL_T_BIGINT, (int64_t)v->v.u);
+        return sl_value_int(SL_T_BIGINT, v->v.i);
+    }
+}
+
+/* Placeholders bound as values (the computation run here, strows.c). */
+static int ph_bind(void *ud, const sl_expr *ph, sl_value *out, sl_error *err)
+{
+    sl_value v;
+    int rc = ph_value(ud, ph, &v, err);
+    if (rc == 0)
+        *out = literal_value(&v);
+    return rc;
+}
+
+/* FROM %%trows of a computation run here: the trigger table, read through the rows
+ * catalog (strows.c), which serves the group's rows in the event's range. */
+static int bind_trows(void *ud, const sl_from *from, sl_table_meta *meta, sl_error *err)
+{
+    run_ctx *c = ud;
+    if (from->kind != SL_FROM_TROWS || !c->t->has_table)
+        return sl_error_set(err, SL_EUNSUPPORTED, 0, 0, "only %%%%trows is read here");
+    c->trows = true;
+    *meta = c->t->trig.meta;
+    return 0;
+}
+
 /* The group's restriction on the trigger table: its tbname or tag values. */
 /* Appends "col OP ts" to b, with col quoted as an identifier; op is e.g. " >= ". */
 static int put_ts_cmp(sl_buf *b, const char *col, const char *op, int64_t ts)
 {
-    int rc = put_ident(b, col);
+    int rc = sl__st_put_ident(b, col);
     if (rc == 0)
         rc = sl_buf_printf(b, "%s", op);
     if (rc == 0)
@@ -258,7 +315,7 @@ static int put_group_pred(sl_stask *t, sl_buf *w)
         const char *col = t->keys[k] < 0 ? "tbname" : t->trig.meta.tags[t->keys[k]].name;
         rc = sl_buf_printf(w, " AND ");
         if (rc == 0)
-            rc = t->keys[k] < 0 ? sl_buf_printf(w, "tbname") : put_ident(w, col);
+            rc = t->keys[k] < 0 ? sl_buf_printf(w, "tbname") : sl__st_put_ident(w, col);
         if (rc == 0 && t->grp.keys[k].is_null)
             rc = sl_buf_printf(w, " IS NULL");
         else if (rc == 0) {
@@ -277,13 +334,13 @@ static int src_text(void *ud, const sl_from *from, sl_buf *out, const char **ext
     sl_stask *t = c->t;
     if (!t->has_table)
         return sl_error_set(err, SL_EINVAL, 0, 0, "the stream has no trigger table");
-    int rc = put_ident(out, t->trig_db);
+    int rc = sl__st_put_ident(out, t->trig_db);
     if (rc == 0)
         rc = sl_buf_put(out, ".", 1);
     if (from->kind == SL_FROM_TBNAME) {
         if (t->grp.table[0] == '\0')
             return sl_error_set(err, SL_EINVAL, 0, 0, "%%%%tbname: the event has no table");
-        return rc ? rc : put_ident(out, t->grp.table);
+        return rc ? rc : sl__st_put_ident(out, t->grp.table);
     }
     /* A group of one child table (PARTITION BY tbname, ...): %%trows reads that table, so
      * the query goes to its vgroup and scans its rows only, not every child table of the
@@ -294,7 +351,7 @@ static int src_text(void *ud, const sl_from *from, sl_buf *out, const char **ext
     bool one_table = by_table && from->table.name == NULL && !t->rollup &&
                      t->grp.table[0] != '\0' && t->trig.meta.kind == SL_TABLE_SUPER;
     if (rc == 0)
-        rc = put_ident(out, one_table ? t->grp.table : t->trig_name);
+        rc = sl__st_put_ident(out, one_table ? t->grp.table : t->trig_name);
     if (from->table.name != NULL) {
         /* ROLLUP BY: a plain FROM of the trigger table (restrict_query) - the node's
          * subtree, every row of it. */
@@ -340,7 +397,7 @@ static int run_sql(sl_stask *t, const char *sql, sl_result *res, sl_error *err)
             sl_buf use;
             sl_buf_init(&use);
             sl_buf_printf(&use, "USE ");
-            put_ident(&use, t->c_plan_db);
+            sl__st_put_ident(&use, t->c_plan_db);
             /* put_ident ends with sl_buf_put, which (unlike sl_buf_printf) keeps no NUL
              * after the text: terminate it, or the statement runs on into whatever the
              * allocation held (the task's first computation failed with "unexpected
@@ -514,13 +571,13 @@ static int subtable_clause(sl_stask *t, run_ctx *c, const char *sub, sl_buf *sql
     sl_result r;
     sl_result_init(&r);
     int rc = sl_buf_printf(sql, "IF NOT EXISTS ");
-    put_ident(sql, t->out_db);
+    sl__st_put_ident(sql, t->out_db);
     sl_buf_put(sql, ".", 1);
-    put_ident(sql, sub);
+    sl__st_put_ident(sql, sub);
     sl_buf_printf(sql, " USING ");
-    put_ident(sql, t->out_db);
+    sl__st_put_ident(sql, t->out_db);
     sl_buf_put(sql, ".", 1);
-    put_ident(sql, t->out_name);
+    sl__st_put_ident(sql, t->out_name);
     sl_buf_printf(sql, " TAGS (");
     if (cs->ntags > 0) {
         sl_expr **ex = calloc((size_t)cs->ntags, sizeof(*ex));
@@ -965,6 +1022,43 @@ static const sl_select *restrict_query(const sl_stask *t, const sl_select *q, ex
     return nq;
 }
 
+/* Runs the computation of c->ev here (sl__st_rows_ready said it can) into *res. */
+static int compute_here(sl_stask *t, run_ctx *c, sl_result *res, sl_error *err)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    sl_plan_ctx ctx = {
+        .catalog = sl__st_rows_catalog(t),
+        .db = t->c_plan_db != NULL && t->c_plan_db[0] != '\0' ? t->c_plan_db : t->c_db,
+        .now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000,
+        .bind_placeholder = ph_bind,
+        .bind_source = bind_trows,
+        .bind_ud = c,
+        .mode = SL_PLAN_FULL,
+    };
+    c->trows = false;
+    sl_plan *p;
+    int rc = sl_plan_select(t->cs->query, &ctx, &p, err);
+    if (rc < 0)
+        return rc;
+    int ncols = sl_plan_ncols(p);
+    res->names = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof(char *));
+    for (int i = 0; rc == 0 && i < ncols; i++) {
+        if (res->names == NULL || (res->names[i] = strdup(sl_plan_col_name(p, i))) == NULL)
+            rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        else
+            res->ncols = i + 1;
+    }
+    if (rc == 0 && res->names == NULL)
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    res->precision = sl_plan_precision(p);
+    res->affected = -1;
+    if (rc == 0)
+        rc = sl_plan_collect(p, &res->rows, err);
+    sl_plan_free(p);
+    return rc;
+}
+
 /* Runs the computation of ev (t->grp is its group) into *res. Returns 1 when it gave rows,
  * 0 when none (or no computation), < 0 on an error (recorded in the status). */
 static int compute(sl_stask *t, run_ctx *c, const sl_trig_event *ev, sl_result *res)
@@ -973,23 +1067,49 @@ static int compute(sl_stask *t, run_ctx *c, const sl_trig_event *ev, sl_result *
         return 0;
     sl_error err;
     sl_error_clear(&err);
-    sl_unparse_subst subst = {
-        .ud = c, .placeholder = ph_text, .source = src_text, .keep_item_names = true};
-    sl_buf sql;
-    sl_buf_init(&sql);
-    ex_pool pl = {0};
-    const sl_select *q = t->rollup ? restrict_query(t, t->cs->query, &pl) : t->cs->query;
-    int rc = pl.oom ? sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory")
+    int rc = 0;
+    bool empty = false, here = sl__st_rows_ready(t, ev);
+    if (here) {
+        rc = compute_here(t, c, res, &err);
+        /* Semantics rule 10 (below). */
+        empty = rc == 0 && c->trows && (ev->flags & SL_TRIG_F_NO_DATA);
+        if (rc < 0 || empty) {
+            /* An error goes to the vnodes, whose answer (or error) is the reference. */
+            here = !(rc < 0);
+            sl_result_fini(res);
+            sl_result_init(res);
+            sl_error_clear(&err);
+            rc = 0;
+        }
+    }
+    if (!here) {
+        sl_unparse_subst subst = {
+            .ud = c, .placeholder = ph_text, .source = src_text, .keep_item_names = true};
+        sl_buf sql;
+        sl_buf_init(&sql);
+        ex_pool pl = {0};
+        const sl_select *q = t->rollup ? restrict_query(t, t->cs->query, &pl) : t->cs->query;
+        c->trows = false;
+        rc = pl.oom ? sl_error_set(&err, SL_ENOMEM, 0, 0, "out of memory")
                     : sl_unparse_select(q, &subst, &sql, &err);
-    /* Semantics rule 10: over an empty %%trows (a window or period the engine reports
-     * without rows, e.g. an INTERVAL window between data) the computation yields no row,
-     * even though SQL gives an aggregate over no rows one row (COUNT 0, SUM NULL). */
-    bool empty = rc == 0 && c->trows && (ev->flags & SL_TRIG_F_NO_DATA);
-    if (rc == 0 && !empty)
-        rc = run_sql(t, (const char *)sql.data, res, &err);
-    sl_buf_fini(&sql);
-    sl_buf_fini(&c->rwhere);
-    pool_free(&pl);
+        /* Semantics rule 10: over an empty %%trows (a window or period the engine reports
+         * without rows, e.g. an INTERVAL window between data) the computation yields no
+         * row, even though SQL gives an aggregate over no rows one row (COUNT 0, SUM
+         * NULL). */
+        empty = rc == 0 && c->trows && (ev->flags & SL_TRIG_F_NO_DATA);
+        if (rc == 0 && !empty)
+            rc = run_sql(t, (const char *)sql.data, res, &err);
+        sl_buf_fini(&sql);
+        sl_buf_fini(&c->rwhere);
+        pool_free(&pl);
+    }
+    pthread_mutex_lock(&t->mu);
+    if (here && !empty)
+        t->st.calc_here++;
+    else if (!empty)
+        t->st.calc_remote++;
+    t->st.rows_kept_bytes = sl__st_rows_mem(t);
+    pthread_mutex_unlock(&t->mu);
     /* FORCE_OUTPUT: no row (an empty %%trows, or a query that selected nothing) becomes one
      * row of the constant items and NULLs. */
     if (rc == 0 && (empty || res->rows.nrows == 0) && (ev->flags & SL_TRIG_F_FORCE_OUTPUT)) {
@@ -997,6 +1117,8 @@ static int compute(sl_stask *t, run_ctx *c, const sl_trig_event *ev, sl_result *
         sl_result_init(res);
         rc = forced_row(t, c, res, &err);
     }
+    if (rc >= 0)
+        sl__st_rows_done(t, ev); /* a closed window's rows are no longer needed */
     if (rc < 0) {
         /* A node that could not be reached (the mnode restarting, a vnode moving) is no
          * verdict on the window: like a failed write, the slot is not checkpointed past
@@ -1812,9 +1934,9 @@ void sl__st_table_dropped(sl_stask *t, const char *table, uint64_t group_id)
         sl_buf q;
         sl_buf_init(&q);
         sl_buf_printf(&q, "DROP TABLE IF EXISTS ");
-        put_ident(&q, t->out_db);
+        sl__st_put_ident(&q, t->out_db);
         sl_buf_put(&q, ".", 1);
-        put_ident(&q, sub);
+        sl__st_put_ident(&q, sub);
         rc = sl_buf_put_u8(&q, 0);
         sl_result r;
         sl_result_init(&r);

@@ -309,20 +309,32 @@ static int ckpt_get(sl_stask *t, uint32_t slot, sl_buf *state, bool *found, uint
 /* Sends slot's checkpoint record (encoded by ckpt_encode just before, from the same cursor)
  * with the change-log versions it covers, t->cursor[i] per vgroup: the mnode lets the vnodes
  * trim what every stream's every slot has checkpointed (catalog.h, "Change-log retention"). */
-static int ckpt_put(sl_stask *t, uint32_t slot, const sl_buf *state, sl_error *err)
+/* Slots checkpointed by one MNODE_CHECKPOINT_PUT, at most (and about as many bytes). */
+#define CKPT_PUT_SLOTS 256
+#define CKPT_PUT_BYTES (4u << 20)
+
+/* Stores the checkpoints of slots[0..n) - slot slots[i]'s record is bytes [off[i],
+ * off[i+1]) of all - in one MNODE_CHECKPOINT_PUT: one write on the mnode for all of them,
+ * all or nothing. */
+static int ckpt_put(sl_stask *t, const uint32_t *slots, const size_t *off, size_t n,
+                    const sl_buf *all, sl_error *err)
 {
     Sluice__CheckpointPutRequest rq = SLUICE__CHECKPOINT_PUT_REQUEST__INIT;
     rq.node_id = t->cfg.node_id;
     rq.stream_id = t->cfg.stream_id;
-    rq.slot = slot;
-    rq.state.data = state->data;
-    rq.state.len = state->len;
+    rq.slot = slots[0];
+    rq.state.data = all->data + off[0];
+    rq.state.len = off[1] - off[0];
     size_t nvg = t->nvg > 0 ? (size_t)t->nvg : 0;
     Sluice__VgroupVersion *vv = calloc(nvg ? nvg : 1, sizeof(*vv));
     Sluice__VgroupVersion **vp = calloc(nvg ? nvg : 1, sizeof(*vp));
-    if (vv == NULL || vp == NULL) {
+    Sluice__SlotState *ms = calloc(n, sizeof(*ms));
+    Sluice__SlotState **mp = calloc(n, sizeof(*mp));
+    if (vv == NULL || vp == NULL || ms == NULL || mp == NULL) {
         free(vv);
         free(vp);
+        free(ms);
+        free(mp);
         return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     }
     for (size_t i = 0; i < nvg; i++) {
@@ -333,18 +345,28 @@ static int ckpt_put(sl_stask *t, uint32_t slot, const sl_buf *state, sl_error *e
     }
     rq.n_versions = nvg;
     rq.versions = vp;
+    for (size_t i = 1; i < n; i++) {
+        sluice__slot_state__init(&ms[i]);
+        ms[i].slot = slots[i];
+        ms[i].state.data = all->data + off[i];
+        ms[i].state.len = off[i + 1] - off[i];
+        mp[i - 1] = &ms[i];
+    }
+    rq.n_more = n - 1;
+    rq.more = mp;
     sl_buf req;
     sl_buf_init(&req);
     int rc = sl_buf_reserve(&req, sluice__checkpoint_put_request__get_packed_size(&rq));
-    if (rc < 0) {
-        sl_buf_fini(&req);
-        free(vv);
-        free(vp);
-        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
-    }
-    req.len = sluice__checkpoint_put_request__pack(&rq, req.data);
+    if (rc == 0)
+        req.len = sluice__checkpoint_put_request__pack(&rq, req.data);
     free(vv);
     free(vp);
+    free(ms);
+    free(mp);
+    if (rc < 0) {
+        sl_buf_fini(&req);
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    }
     rc = sl_rpc_call(t->mcli, SLUICE__MNODE_METHOD__MNODE_CHECKPOINT_PUT, atomic_load(&t->epoch),
                      req.data, req.len, NULL, RPC_TIMEOUT_MS, err);
     sl_buf_fini(&req);
@@ -468,16 +490,81 @@ static int ckpt_apply(sl_stask *t, uint32_t slot, const uint8_t *p, size_t n, bo
  * for a stale epoch fences the task; the final checkpoint of a stopping task goes on with
  * the other slots (it may have lost some to another snode and kept the rest), unless the
  * mnode cannot be reached at all. */
+/* The slots of a checkpoint round waiting to be put together (checkpoint_all). */
+typedef struct ckpt_batch {
+    uint32_t slots[CKPT_PUT_SLOTS];
+    size_t off[CKPT_PUT_SLOTS + 1]; /* record i is [off[i], off[i+1]) of all */
+    size_t n;
+    sl_buf all;
+} ckpt_batch;
+
+/* The slots of b are on the mnode: clean, at the reader's versions. */
+static void ckpt_done(sl_stask *t, const ckpt_batch *b, size_t i)
+{
+    uint32_t s = b->slots[i];
+    t->dirty[s] = false;
+    for (int v = 0; v < t->nvg; v++)
+        t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)v] = t->cursor[v];
+    clear_ckpt_error(t, s);
+}
+
+/* Puts the slots of b; false when the round must stop (fenced, or the mnode unreachable
+ * outside a last checkpoint). A last checkpoint refused as a whole is tried slot by slot,
+ * so that the slots still owned are recorded. */
+static bool ckpt_flush(sl_stask *t, ckpt_batch *b, bool final)
+{
+    if (b->n == 0)
+        return true;
+    sl_error err;
+    sl_error_clear(&err);
+    int rc = ckpt_put(t, b->slots, b->off, b->n, &b->all, &err);
+    bool go = true;
+    if (rc == 0) {
+        for (size_t i = 0; i < b->n; i++)
+            ckpt_done(t, b, i);
+    } else if (final && b->n > 1 && rc != SL_ETIMEOUT && rc != SL_EUNAVAILABLE) {
+        for (size_t i = 0; i < b->n; i++) {
+            sl_error_clear(&err);
+            if (ckpt_put(t, &b->slots[i], &b->off[i], 1, &b->all, &err) == 0)
+                ckpt_done(t, b, i);
+            else
+                sl__st_error(t, "checkpoint of slot %u: %s", b->slots[i], err.msg);
+        }
+    } else if (rc == SL_ESTALE) {
+        pthread_mutex_lock(&t->mu);
+        t->st.fenced = true;
+        pthread_mutex_unlock(&t->mu);
+        if (!final)
+            sl__st_error(t, "fenced: %s", err.msg);
+        go = final;
+    } else {
+        sl__st_error(t, "checkpoint of slot %u: %s", b->slots[0], err.msg);
+        /* A last checkpoint goes on past a refused put, not past an mnode that cannot be
+         * reached: every other slot would wait as long, and the task's stop (which holds
+         * back its replacement and the node's drain) with them. */
+        go = final && rc != SL_ETIMEOUT && rc != SL_EUNAVAILABLE;
+    }
+    b->n = 0;
+    sl_buf_reset(&b->all);
+    return go;
+}
+
 static void checkpoint_all(sl_stask *t, bool force, bool final)
 {
-    sl_buf b;
-    sl_buf_init(&b);
+    ckpt_batch *b = malloc(sizeof(*b));
+    if (b == NULL) {
+        sl__st_error(t, "checkpoint: out of memory");
+        return;
+    }
+    b->n = 0;
+    sl_buf_init(&b->all);
     /* Now and then a clean slot is checkpointed too when the reader moved past what its
      * checkpoint covers (rows of other slots, filtered entries): its state is unchanged, and
      * the newer versions let the vnodes trim their change logs (catalog.h, "Change-log
      * retention"). Every 10th round, so idle slots cost little. */
     bool refresh = ++t->ckpt_rounds % 10 == 0;
-    for (uint32_t s = 0; s < t->cfg.nslots; s++) {
+    bool go = true;
+    for (uint32_t s = 0; go && s < t->cfg.nslots; s++) {
         if (!owns(t, s) || (t->hist_pending != NULL && t->hist_pending[s]))
             continue; /* a slot whose history is pending has nothing to record yet */
         if (t->out_failed[s])
@@ -489,35 +576,22 @@ static void checkpoint_all(sl_stask *t, bool force, bool final)
             continue;
         sl_error err;
         sl_error_clear(&err);
-        sl_buf_reset(&b);
-        int rc = ckpt_encode(t, s, &b, &err);
-        if (rc == 0)
-            rc = ckpt_put(t, s, &b, &err);
-        if (rc == SL_ESTALE) {
-            pthread_mutex_lock(&t->mu);
-            t->st.fenced = true;
-            pthread_mutex_unlock(&t->mu);
-            if (!final)
-                sl__st_error(t, "fenced: %s", err.msg);
-            if (final)
-                continue;
-            break;
-        }
-        if (rc < 0) {
+        size_t at = b->all.len;
+        if (ckpt_encode(t, s, &b->all, &err) < 0) {
             sl__st_error(t, "checkpoint of slot %u: %s", s, err.msg);
-            /* A last checkpoint goes on past a refused slot, not past an mnode that cannot
-             * be reached: every other slot would wait as long, and the task's stop (which
-             * holds back its replacement and the node's drain) with them. */
-            if (final && rc != SL_ETIMEOUT && rc != SL_EUNAVAILABLE)
-                continue;
+            b->all.len = at;
             break;
         }
-        t->dirty[s] = false;
-        for (int i = 0; i < t->nvg; i++)
-            t->slot_ver[(size_t)s * (size_t)t->nvg + (size_t)i] = t->cursor[i];
-        clear_ckpt_error(t, s);
+        b->slots[b->n] = s;
+        b->off[b->n] = at;
+        b->off[++b->n] = b->all.len;
+        if (b->n == CKPT_PUT_SLOTS || b->all.len >= CKPT_PUT_BYTES)
+            go = ckpt_flush(t, b, final);
     }
-    sl_buf_fini(&b);
+    if (go)
+        ckpt_flush(t, b, final);
+    sl_buf_fini(&b->all);
+    free(b);
     t->last_ckpt_ms = wall_ms();
 }
 
@@ -742,6 +816,7 @@ static int setup(sl_stask *t, sl_error *err)
     free(end);
     if (rc < 0)
         return rc;
+    sl__st_rows_setup(t); /* after the positions: its covers start above what they skip */
     checkpoint_all(t, false, false);
     sl__st_create_outputs(t); /* NODELAY_CREATE_SUBTABLE (srun.c) */
     return 0;
@@ -1020,6 +1095,7 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
     t->dirty[slot] = true;
     if (c->kind == 2) { /* delete range */
         set_group(t, c, NULL);
+        sl__st_rows_delete(t, t->grp.id, c->ts_lo, c->ts_hi);
         const char *tb = c->table_name != NULL ? c->table_name : "";
         if (sl_trig_delete_table_range(e, t->grp.id, tb, (uint32_t)strlen(tb), c->ts_lo,
                                        c->ts_hi, &sink, &err) < 0)
@@ -1027,6 +1103,7 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
         return;
     }
     if (c->kind == 3) { /* a dropped child table: DELETE_OUTPUT_TABLE (srun.c) */
+        sl__st_rows_dropped(t, engine_gid(t, c->group_id));
         sl__st_table_dropped(t, c->table_name, c->group_id);
         return;
     }
@@ -1058,6 +1135,7 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
         sl_block view = b;
         view.ncols = b.ncols - 1;
         set_group(t, c, &view);
+        sl__st_rows_add(t, t->grp.id, &view, kinds); /* before the events it may serve */
         sl_trig_input in = {.group_id = t->grp.id, .rows = &view, .kinds = kinds, .versions = vers};
         if (sl_trig_feed(e, &in, &sink, &err) < 0)
             sl__st_error(t, "trigger: %s", err.msg);
@@ -1286,7 +1364,7 @@ static void hist_free(hist_buf *h)
     memset(h, 0, sizeof(*h));
 }
 
-static int put_quoted(sl_buf *b, const char *name)
+int sl__st_put_ident(sl_buf *b, const char *name)
 {
     int rc = sl_buf_put(b, "`", 1);
     for (const char *p = name; rc == 0 && *p; p++)
@@ -1302,28 +1380,28 @@ static int hist_sql(sl_stask *t, sl_buf *out, sl_error *err)
     const sl_table_meta *m = &t->trig.meta;
     int rc = sl_buf_printf(out, "SELECT ");
     for (int i = 0; rc == 0 && i < m->ncols; i++) {
-        rc = put_quoted(out, m->cols[i].name);
+        rc = sl__st_put_ident(out, m->cols[i].name);
         if (rc == 0)
             rc = sl_buf_printf(out, ", ");
     }
     for (int i = 0; rc == 0 && i < m->ntags; i++) {
-        rc = put_quoted(out, m->tags[i].name);
+        rc = sl__st_put_ident(out, m->tags[i].name);
         if (rc == 0)
             rc = sl_buf_printf(out, ", ");
     }
     if (rc == 0)
         rc = sl_buf_printf(out, "tbname FROM ");
     if (rc == 0)
-        rc = put_quoted(out, t->trig_db);
+        rc = sl__st_put_ident(out, t->trig_db);
     if (rc == 0)
         rc = sl_buf_printf(out, ".");
     if (rc == 0)
-        rc = put_quoted(out, t->trig_name);
+        rc = sl__st_put_ident(out, t->trig_name);
     bool where = false;
     if (rc == 0 && t->hist_start != INT64_MIN) {
         rc = sl_buf_printf(out, " WHERE ");
         if (rc == 0)
-            rc = put_quoted(out, m->cols[0].name);
+            rc = sl__st_put_ident(out, m->cols[0].name);
         if (rc == 0)
             rc = sl_buf_printf(out, " >= CAST(%" PRId64 " AS TIMESTAMP)", t->hist_start);
         where = true;
@@ -1694,6 +1772,7 @@ static void history_reset(sl_stask *t)
  * checkpoints, and as the thread ends (release, with the parse). */
 static void teardown(sl_stask *t, bool parse)
 {
+    sl__st_rows_free(t); /* before the definition its filter belongs to */
     for (uint32_t s = 0; t->eng && s < t->cfg.nslots; s++)
         sl_trig_close(t->eng[s]);
     free(t->eng);

@@ -115,6 +115,9 @@ typedef struct sl_stask_status {
     uint64_t rows;          /* trigger rows consumed */
     uint64_t events;        /* events processed */
     uint64_t results;       /* result rows written */
+    uint64_t calc_here;     /* computations run on the snode (%%trows from memory) */
+    uint64_t calc_remote;   /* computations sent to the vnodes */
+    uint64_t rows_kept_bytes; /* trigger rows kept for %%trows (strows.c) */
     uint64_t groups;        /* trigger groups held */
     int64_t lag_ms;         /* wall clock minus the newest row time consumed (0: none) */
     bool fenced;            /* the mnode or a vnode refused the epoch: the task idles */

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "client/lib/sluice.h"
+#include "common/exec/catalog.h"
 #include "common/net/rpc.h"
 #include "common/sql/parser.h"
 #include "common/util/keymap.h"
@@ -16,6 +17,8 @@
 
 /* Most group key items (PARTITION BY entries) of a stream. */
 #define ST_MAX_KEYS 64
+
+typedef struct st_rows st_rows;
 
 /* Where the rows of the event being processed came from (for %%tbname and tags). */
 typedef struct st_group {
@@ -105,6 +108,8 @@ struct sl_stask {
     bool fill_history;       /* either option is set (and the stream has a trigger table) */
     bool fill_first;         /* FILL_HISTORY_FIRST */
     int64_t hist_start;      /* event-time start in precision units; INT64_MIN: all rows */
+    st_rows *rows;           /* strows.c: %%trows kept here, NULL when computations go to the
+                              * vnodes */
     bool *hist_pending;      /* per slot: its history is not processed yet - the slot is
                               * never checkpointed while set */
 };
@@ -121,6 +126,9 @@ size_t sl__st_group_keep_str(st_group *g, size_t used, sl_value *v);
  * prefix of it; copied, truncated to the key buffer) with id sl_rollup_group_id, table
  * `table` (borrowed). Does not remember the group context. */
 void sl__st_group_path(sl_stask *t, const char *table, const char *path, uint32_t len);
+/* stask.c: appends name quoted as an identifier (`name`, backticks doubled). 0 or
+ * SL_ENOMEM. */
+int sl__st_put_ident(sl_buf *b, const char *name);
 /* stask.c: records an error in the status (printf-like). */
 void sl__st_error(sl_stask *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -134,5 +142,26 @@ void sl__st_table_dropped(sl_stask *t, const char *table, uint64_t group_id);
  * LOW_LATENCY_CALC; the first call enables it). Called by the task loop at the end of
  * every reader round and before every checkpoint. */
 void sl__st_flush_batch(sl_stask *t);
+
+/*
+ * strows.c - %%trows from the rows the task read (see the file's comment).
+ * setup decides whether the stream's computations can run here and, when they read
+ * %%trows, fixes where the groups' covers start (one MAX(ts) query; call it after the
+ * reader's positions are fixed); add/delete/dropped mirror the change log into the
+ * group's rows (add before the rows are fed to the engine); ready says whether event ev
+ * can be computed here and makes its group the scan's source; done drops what a computed
+ * closed window leaves behind. All on the task's thread.
+ */
+void sl__st_rows_setup(sl_stask *t);
+void sl__st_rows_free(sl_stask *t);
+void sl__st_rows_add(sl_stask *t, uint64_t gid, const sl_block *b, const uint8_t *kinds);
+void sl__st_rows_delete(sl_stask *t, uint64_t gid, int64_t lo, int64_t hi);
+void sl__st_rows_dropped(sl_stask *t, uint64_t gid);
+bool sl__st_rows_ready(sl_stask *t, const sl_trig_event *ev);
+void sl__st_rows_done(sl_stask *t, const sl_trig_event *ev);
+/* The catalog whose scans read the group ready() chose (%%trows via bind_source). */
+sl_catalog sl__st_rows_catalog(sl_stask *t);
+/* Bytes of rows kept. */
+size_t sl__st_rows_mem(const sl_stask *t);
 
 #endif

@@ -223,13 +223,18 @@ def test_kill9_mnode_keeps_catalog(cluster):
     c.exec("CREATE TABLE a1 USING st TAGS ('a', 1)", "db")
     c.rpc("write", c.maddr, "db", "a1", stdin="1,1,a\n")
     before = c.exec("SELECT table_name, uid, vgroup_id FROM information_schema.ins_tables").stdout
-    vnodes = c.exec("SHOW VNODES").stdout
+    # SHOW VNODES up to `tables` is the catalog; the load columns after it are the vnodes'
+    # heartbeat reports, kept in memory only (NULL until the restarted mnode hears again).
+    def vnodes_catalog():
+        return [",".join(line.split(",")[:7])
+                for line in c.exec("SHOW VNODES").stdout.splitlines()]
+    vnodes = vnodes_catalog()
     c.kill("mnode", signal.SIGKILL)
     c.start_mnode()
     c.wait_registered([c.vaddr(0), c.vaddr(1)])
     assert c.exec("SELECT table_name, uid, vgroup_id FROM information_schema.ins_tables"
                   ).stdout == before
-    assert c.exec("SHOW VNODES").stdout == vnodes
+    assert vnodes_catalog() == vnodes
     # The restarted mnode's tables reach the vnodes (a full sync: a new catalog version).
     c.exec("CREATE TABLE a2 USING st TAGS ('b', 2)", "db")
     c.rpc("write", c.maddr, "db", "a2", stdin="2,2,b\n")

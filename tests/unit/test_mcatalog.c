@@ -375,12 +375,18 @@ static void test_placement_sequence(void **state)
     uint32_t w4[] = {a, c, a};
     assert_memory_equal(got, w4, sizeof(w4));
     check_format(cat, NULL, "SHOW VNODES LIKE 'b%'",
-                 " vgroup_id | db_name | vgroup_index | vnode_id | endpoint | status | tables\n"
-                 "-----------+---------+--------------+----------+----------+--------+--------\n"
-                 "         2 | d1      |            1 |        3 | b:6100   | dead   |      0\n"
-                 "         4 | d1      |            3 |        3 | b:6100   | dead   |      0\n"
-                 "         6 | d2      |            1 |        3 | b:6100   | dead   |      0\n"
-                 "        11 | d3      |            3 |        3 | b:6100   | dead   |      0\n"
+                 " vgroup_id | db_name | vgroup_index | vnode_id | endpoint | status | tables |"
+                 " rows | disk_bytes | write_requests | rows_written | fenced\n"
+                 "-----------+---------+--------------+----------+----------+--------+--------+---"
+                 "---+------------+----------------+--------------+--------\n"
+                 "         2 | d1      |            1 |        3 | b:6100   | dead   |      0 |"
+                 " NULL | NULL       | NULL           | NULL         | NULL\n"
+                 "         4 | d1      |            3 |        3 | b:6100   | dead   |      0 |"
+                 " NULL | NULL       | NULL           | NULL         | NULL\n"
+                 "         6 | d2      |            1 |        3 | b:6100   | dead   |      0 |"
+                 " NULL | NULL       | NULL           | NULL         | NULL\n"
+                 "        11 | d3      |            3 |        3 | b:6100   | dead   |      0 |"
+                 " NULL | NULL       | NULL           | NULL         | NULL\n"
                  "(4 rows)\n");
     /* A table in a vgroup of the dead vnode still resolves, marked not alive. */
     ok(cat, "d1", "CREATE TABLE t (ts TIMESTAMP, v INT)");
@@ -1011,17 +1017,23 @@ static void test_nodes(void **state)
     assert_int_equal(ndead, 0); /* already dead */
     check_format(cat, NULL, "SHOW DNODES",
                  " id |   endpoint    | kind  | status | vgroups |       create_time       |"
-                 "     last_heartbeat\n"
-                 "----+---------------+-------+--------+---------+-------------------------+"
-                 "-------------------------\n"
+                 "     last_heartbeat      | rows | disk_bytes | write_requests | rows_written |"
+                 " fenced\n"
+                 "----+---------------+-------+--------+---------+-------------------------+------"
+                 "-------------------+------+------------+----------------+--------------+--------"
+                 "\n"
                  "  1 | 10.0.0.1:6100 | vnode | dead   |       0 | 2023-11-14 22:13:20.000 |"
-                 " 2023-11-14 22:13:24.000\n"
+                 " 2023-11-14 22:13:24.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "  2 | 10.0.0.2:6100 | vnode | dead   |       0 | 2023-11-14 22:13:20.001 |"
-                 " 2023-11-14 22:13:20.500\n"
+                 " 2023-11-14 22:13:20.500 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "  3 | 10.0.0.1:6200 | snode | dead   |       0 | 2023-11-14 22:13:20.002 |"
-                 " 2023-11-14 22:13:24.000\n"
+                 " 2023-11-14 22:13:24.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "  4 | 10.0.0.1:6030 | mnode | alive  |       0 | 2023-11-14 22:13:20.003 |"
-                 " 2023-11-14 22:13:25.000\n"
+                 " 2023-11-14 22:13:25.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "(4 rows)\n");
     /* SHOW SNODES lists the rows of ins_snodes (an snode that never reported: epoch 0). */
     check_format(cat, NULL, "SHOW SNODES",
@@ -1034,13 +1046,17 @@ static void test_nodes(void **state)
                  "(1 row)\n");
     check_format(cat, NULL, "SHOW DNODES LIKE '%:6100'",
                  " id |   endpoint    | kind  | status | vgroups |       create_time       |"
-                 "     last_heartbeat\n"
-                 "----+---------------+-------+--------+---------+-------------------------+"
-                 "-------------------------\n"
+                 "     last_heartbeat      | rows | disk_bytes | write_requests | rows_written |"
+                 " fenced\n"
+                 "----+---------------+-------+--------+---------+-------------------------+------"
+                 "-------------------+------+------------+----------------+--------------+--------"
+                 "\n"
                  "  1 | 10.0.0.1:6100 | vnode | dead   |       0 | 2023-11-14 22:13:20.000 |"
-                 " 2023-11-14 22:13:24.000\n"
+                 " 2023-11-14 22:13:24.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "  2 | 10.0.0.2:6100 | vnode | dead   |       0 | 2023-11-14 22:13:20.001 |"
-                 " 2023-11-14 22:13:20.500\n"
+                 " 2023-11-14 22:13:20.500 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "(2 rows)\n");
     /* Status survives a reopen; a heartbeat brings a dead node back. */
     mcf_reopen(&f->head);

@@ -3,8 +3,10 @@
  * (mnode/catalog_sys.c; docs/sql.md "Administration"): SHOW VNODES ON DNODE n and
  * SHOW [db.]VGROUPS with their refusals, the placement and load columns of ins_streams /
  * SHOW STREAMS (output_table, snodes, tasks, max_lag_ms, error) against the owners and
- * reports the test sets up, and SHOW DNODES / SHOW SNODES / DROP SNODE over a cluster of
- * every node kind.
+ * reports the test sets up, SHOW DNODES / SHOW SNODES / DROP SNODE over a cluster of
+ * every node kind, the storage load columns of ins_vgroups / ins_dnodes fed by vnode load
+ * reports (sl_mcatalog_vnode_report; bad reports ignored), and the mnode's own row
+ * (sl_mcatalog_set_self).
  *
  * The scene: vnodes 1 (10.0.0.1:6100) and 2 (10.0.0.2:6100), snodes 3 (10.0.0.1:6200) and
  * 4 (10.0.0.2:6200), mnode 5 (10.0.0.1:6030), registered in that order at T0. Database
@@ -89,8 +91,12 @@ static void place(fixture *f)
 
 /* The head of SHOW VNODES ON DNODE and SHOW VGROUPS output. */
 #define VGROUPS_HEAD                                                                       \
-    " vgroup_id | db_name | vgroup_index | vnode_id |   endpoint    | status | tables\n"     \
-    "-----------+---------+--------------+----------+---------------+--------+--------\n"
+    " vgroup_id | db_name | vgroup_index | vnode_id |   endpoint    | status | tables | rows |" \
+    " disk_bytes | write_requests | rows_written | fenced\n"                                  \
+    "-----------+---------+--------------+----------+---------------+--------+--------+------+" \
+    "------------+----------------+--------------+--------\n"
+/* The load columns of a vgroup without a report. */
+#define NO_LOAD " | NULL | NULL       | NULL           | NULL         | NULL\n"
 
 static void test_show_vnodes_on_dnode(void **state)
 {
@@ -98,18 +104,18 @@ static void test_show_vnodes_on_dnode(void **state)
     check_format(f->cat, NULL, "SHOW VNODES ON DNODE 2",
                  VGROUPS_HEAD
                  "         2 | power   |            1 |        2 | 10.0.0.2:6100 | alive  |"
-                 "      0\n"
+                 "      0" NO_LOAD
                  "         4 | power   |            3 |        2 | 10.0.0.2:6100 | alive  |"
-                 "      0\n"
+                 "      0" NO_LOAD
                  "(2 rows)\n");
     check_format(f->cat, "power", "show vnodes on dnode 1",
                  VGROUPS_HEAD
                  "         1 | power   |            0 |        1 | 10.0.0.1:6100 | alive  |"
-                 "      0\n"
+                 "      0" NO_LOAD
                  "         3 | power   |            2 |        1 | 10.0.0.1:6100 | alive  |"
-                 "      0\n"
+                 "      0" NO_LOAD
                  "         5 | other   |            0 |        1 | 10.0.0.1:6100 | alive  |"
-                 "      0\n"
+                 "      0" NO_LOAD
                  "(3 rows)\n");
     /* Without ON DNODE: every vgroup; LIKE still filters the endpoint. */
     assert_int_equal(nrows(f->cat, NULL, "SHOW VNODES"), 5);
@@ -170,7 +176,7 @@ static void test_show_vgroups(void **state)
     check_format(f->cat, NULL, "SHOW other.VGROUPS",
                  VGROUPS_HEAD
                  "         5 | other   |            0 |        1 | 10.0.0.1:6100 | alive  |"
-                 "      0\n"
+                 "      0" NO_LOAD
                  "(1 row)\n");
     sl_result r;
     query_db(f->cat, NULL, "SHOW POWER.vgroups", &r);
@@ -430,19 +436,26 @@ static void test_dnodes_snodes_drop(void **state)
     heartbeat_all(f, T0 + 1000);
     check_format(f->cat, NULL, "SHOW DNODES",
                  " id |   endpoint    | kind  | status | vgroups |       create_time       |"
-                 "     last_heartbeat\n"
+                 "     last_heartbeat      | rows | disk_bytes | write_requests | rows_written |"
+                 " fenced\n"
                  "----+---------------+-------+--------+---------+-------------------------+"
-                 "-------------------------\n"
+                 "-------------------------+------+------------+----------------+--------------+"
+                 "--------\n"
                  "  1 | 10.0.0.1:6100 | vnode | alive  |       3 | 2023-11-14 22:13:20.000 |"
-                 " 2023-11-14 22:13:21.000\n"
+                 " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "  2 | 10.0.0.2:6100 | vnode | alive  |       2 | 2023-11-14 22:13:20.000 |"
-                 " 2023-11-14 22:13:21.000\n"
+                 " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "  3 | 10.0.0.1:6200 | snode | alive  |       0 | 2023-11-14 22:13:20.000 |"
-                 " 2023-11-14 22:13:21.000\n"
+                 " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "  4 | 10.0.0.2:6200 | snode | alive  |       0 | 2023-11-14 22:13:20.000 |"
-                 " 2023-11-14 22:13:21.000\n"
+                 " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "  5 | 10.0.0.1:6030 | mnode | alive  |       0 | 2023-11-14 22:13:20.000 |"
-                 " 2023-11-14 22:13:21.000\n"
+                 " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
+                 " NULL\n"
                  "(5 rows)\n");
     /* DROP SNODE: dropped everywhere, and it stays so across a restart. */
     ok(f->cat, NULL, "DROP SNODE 4");
@@ -468,6 +481,224 @@ static void test_dnodes_snodes_drop(void **state)
     refused(f->cat, NULL, "DROP SNODE 0", SL_ENOTFOUND, "1:12: snode 0 does not exist");
 }
 
+/* ------------------------------------------------------------ vnode load reports */
+
+#define LOAD(vg, r, d, w, rw, fe)                                                          \
+    {                                                                                      \
+        .vgroup_id = (vg), .rows = (r), .disk_bytes = (d), .write_requests = (w),         \
+        .rows_written = (rw), .fenced = (fe)                                              \
+    }
+
+static void report(fixture *f, uint32_t id, const sl_mcatalog_vgroup_load *l, size_t n,
+                   uint64_t fenced, size_t want_ignored)
+{
+    sl_error err;
+    sl_error_clear(&err);
+    size_t ignored = 99;
+    assert_int_equal(sl_mcatalog_vnode_report(f->cat, id, l, n, fenced, &ignored, &err), 0);
+    assert_int_equal(ignored, want_ignored);
+}
+
+/* Checks the five load columns of row `row` of r (-1: NULL). */
+static void check_load(const sl_result *r, uint32_t row, int64_t rows, int64_t disk,
+                       int64_t writes, int64_t written, int64_t fenced)
+{
+    const char *cols[] = {"rows", "disk_bytes", "write_requests", "rows_written", "fenced"};
+    int64_t want[] = {rows, disk, writes, written, fenced};
+    for (int i = 0; i < 5; i++) {
+        if (want[i] < 0) {
+            if (!cell_null(r, row, cols[i]))
+                fail_msg("row %u %s: want NULL, got %lld", row, cols[i],
+                         (long long)cell_i(r, row, cols[i]));
+        } else {
+            assert_false(cell_null(r, row, cols[i]));
+            if (cell_i(r, row, cols[i]) != want[i])
+                fail_msg("row %u %s: want %lld, got %lld", row, cols[i], (long long)want[i],
+                         (long long)cell_i(r, row, cols[i]));
+        }
+    }
+}
+
+/* Vgroups 1..5 (ordered by id) against the expected loads, and the dnodes 1..5. */
+static void check_vgroup_loads(fixture *f, const int64_t want[5][5])
+{
+    sl_result r;
+    query_db(f->cat, NULL, "SELECT * FROM information_schema.ins_vgroups ORDER BY vgroup_id", &r);
+    assert_int_equal(r.rows.nrows, 5);
+    for (uint32_t i = 0; i < 5; i++) {
+        assert_int_equal(cell_i(&r, i, "vgroup_id"), i + 1);
+        check_load(&r, i, want[i][0], want[i][1], want[i][2], want[i][3], want[i][4]);
+    }
+    sl_result_fini(&r);
+}
+
+static void test_vnode_loads(void **state)
+{
+    fixture *f = *state;
+    heartbeat_all(f, T0 + 1000);
+    char *before = snapshot(f->cat);
+    /* Before any report: every load column NULL, for every kind. */
+    static const int64_t none[5][5] = {{-1, -1, -1, -1, -1}, {-1, -1, -1, -1, -1},
+                                       {-1, -1, -1, -1, -1}, {-1, -1, -1, -1, -1},
+                                       {-1, -1, -1, -1, -1}};
+    check_vgroup_loads(f, none);
+
+    /* Vnode 1 holds vgroups 1, 3 (power) and 5 (other); it refused 4 fenced requests: 1
+     * naming vgroup 1, 2 naming vgroup 5 and 1 naming a vgroup it does not hold. */
+    const sl_mcatalog_vgroup_load v1[] = {
+        LOAD(1, 100, 4096, 3, 120, 1),
+        LOAD(3, 50, 1000, 2, 50, 0),
+        LOAD(5, 7, 10, 1, 7, 2),
+    };
+    report(f, 1, v1, 3, 4, 0);
+    /* Vnode 2 holds 2 and 4: a good load for 2, then garbage - an unknown vgroup, vnode 1's
+     * vgroup 1 with absurd numbers, and vgroup 2 a second time - all ignored. */
+    const sl_mcatalog_vgroup_load v2[] = {
+        LOAD(2, 10, 20, 1, 10, 0),
+        LOAD(999, 1, 1, 1, 1, 1),
+        LOAD(1, 5, 5, 5, 5, 5),
+        LOAD(2, 77777, 77777, 77777, 77777, 77777),
+        LOAD(0, 3, 3, 3, 3, 3),
+    };
+    report(f, 2, v2, 5, 0, 4);
+    static const int64_t want1[5][5] = {{100, 4096, 3, 120, 1},
+                                        {10, 20, 1, 10, 0},
+                                        {50, 1000, 2, 50, 0},
+                                        {-1, -1, -1, -1, -1},
+                                        {7, 10, 1, 7, 2}};
+    check_vgroup_loads(f, want1);
+    /* The persistent catalog did not change. */
+    expect_snapshot(before, f->cat);
+
+    /* Per dnode: vnode 1 sums its three vgroups (rows 100+50+7, bytes 4096+1000+10, writes
+     * 3+2+1, rows written 120+50+7) and shows its own fenced total (4, not 1+0+2); vnode 2
+     * its one reported vgroup; snodes and the registered mnode have no load. */
+    sl_result r;
+    query_db(f->cat, NULL, "SELECT * FROM information_schema.ins_dnodes ORDER BY id", &r);
+    assert_int_equal(r.rows.nrows, 5);
+    check_load(&r, 0, 157, 5106, 6, 177, 4);
+    check_load(&r, 1, 10, 20, 1, 10, 0);
+    for (uint32_t i = 2; i < 5; i++)
+        check_load(&r, i, -1, -1, -1, -1, -1);
+    sl_result_fini(&r);
+    check_format(f->cat, NULL, "SHOW VNODES ON DNODE 1",
+                 VGROUPS_HEAD
+                 "         1 | power   |            0 |        1 | 10.0.0.1:6100 | alive  |"
+                 "      0 |  100 |       4096 |              3 |          120 |      1\n"
+                 "         3 | power   |            2 |        1 | 10.0.0.1:6100 | alive  |"
+                 "      0 |   50 |       1000 |              2 |           50 |      0\n"
+                 "         5 | other   |            0 |        1 | 10.0.0.1:6100 | alive  |"
+                 "      0 |    7 |         10 |              1 |            7 |      2\n"
+                 "(3 rows)\n");
+
+    /* Reports of a node that is not a vnode, or not registered, change nothing. */
+    sl_error err;
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_vnode_report(f->cat, 3, v1, 3, 9, NULL, &err), SL_EINVAL);
+    assert_string_equal(err.msg, "node 3 is an snode: only vnodes report loads");
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_vnode_report(f->cat, 42, v1, 3, 9, NULL, &err), SL_ENOTFOUND);
+    assert_string_equal(err.msg, "node 42 is not registered");
+    check_vgroup_loads(f, want1);
+
+    /* A later report replaces the loads it lists; a vgroup it leaves out keeps its last
+     * one. Counters beyond a BIGINT show as the largest one, and the per-dnode sums
+     * saturate instead of wrapping. */
+    const sl_mcatalog_vgroup_load v1b[] = {LOAD(1, 101, 4100, 4, 121, 1)};
+    report(f, 1, v1b, 1, 5, 0);
+    const sl_mcatalog_vgroup_load v2b[] = {
+        LOAD(2, UINT64_MAX, 1, 1, 1, 0),
+        LOAD(4, UINT64_MAX - 5, 2, (uint64_t)INT64_MAX, 2, 0),
+    };
+    report(f, 2, v2b, 2, UINT64_MAX, 0);
+    static const int64_t want2[5][5] = {{101, 4100, 4, 121, 1},
+                                        {INT64_MAX, 1, 1, 1, 0},
+                                        {50, 1000, 2, 50, 0},
+                                        {INT64_MAX, 2, INT64_MAX, 2, 0},
+                                        {7, 10, 1, 7, 2}};
+    check_vgroup_loads(f, want2);
+    query_db(f->cat, NULL,
+             "SELECT * FROM information_schema.ins_dnodes WHERE kind = 'vnode' ORDER BY id", &r);
+    assert_int_equal(r.rows.nrows, 2);
+    check_load(&r, 0, 158, 5110, 7, 178, 5);
+    check_load(&r, 1, INT64_MAX, 3, INT64_MAX, 3, INT64_MAX);
+    sl_result_fini(&r);
+    /* Aggregates over the columns work like any other (what a user adds up). */
+    query_db(f->cat, NULL,
+             "SELECT sum(rows_written) AS w FROM information_schema.ins_vgroups "
+             "WHERE vnode_id = 1",
+             &r);
+    assert_int_equal(cell_i(&r, 0, "w"), 121 + 50 + 7);
+    sl_result_fini(&r);
+
+    /* Dropping a database forgets its vgroups' loads with them; the dnode totals follow. */
+    ok(f->cat, NULL, "DROP DATABASE other");
+    query_db(f->cat, NULL, "SELECT * FROM information_schema.ins_dnodes WHERE id = 1", &r);
+    check_load(&r, 0, 151, 5100, 6, 171, 5);
+    sl_result_fini(&r);
+
+    /* Loads are memory only: a restarted mnode shows NULL until the next reports. */
+    mcf_reopen(&f->head);
+    query_db(f->cat, NULL, "SELECT * FROM information_schema.ins_vgroups ORDER BY vgroup_id", &r);
+    assert_int_equal(r.rows.nrows, 4);
+    for (uint32_t i = 0; i < 4; i++)
+        check_load(&r, i, -1, -1, -1, -1, -1);
+    sl_result_fini(&r);
+    query_db(f->cat, NULL, "SELECT * FROM information_schema.ins_dnodes ORDER BY id", &r);
+    for (uint32_t i = 0; i < r.rows.nrows; i++)
+        check_load(&r, i, -1, -1, -1, -1, -1);
+    sl_result_fini(&r);
+}
+
+/* ------------------------------------------------------------ the mnode's own row */
+
+static void test_self_row(void **state)
+{
+    fixture *f = *state;
+    sl_error err;
+    sl_error_clear(&err);
+    /* Not named yet: the registered nodes only (the scene's mnode 5 is a registered one). */
+    assert_int_equal(nrows(f->cat, NULL, "SHOW DNODES"), 5);
+    assert_int_equal(sl_mcatalog_set_self(f->cat, "", T0, &err), SL_EINVAL);
+    assert_int_equal(nrows(f->cat, NULL, "SHOW DNODES"), 5);
+    assert_int_equal(sl_mcatalog_set_self(f->cat, "tcp://10.0.0.9:6030", T0 + 7, &err), 0);
+    g_now = T0 + 2500;
+    check_format(f->cat, NULL,
+                 "SELECT id, endpoint, kind, status, vgroups, create_time, last_heartbeat, "
+                 "rows, fenced FROM information_schema.ins_dnodes WHERE kind = 'mnode'",
+                 " id |      endpoint       | kind  | status | vgroups |       create_time       |"
+                 "     last_heartbeat      | rows | fenced\n"
+                 "----+---------------------+-------+--------+---------+-------------------------+"
+                 "-------------------------+------+--------\n"
+                 "  0 | tcp://10.0.0.9:6030 | mnode | alive  |       0 | 2023-11-14 22:13:20.007 |"
+                 " 2023-11-14 22:13:22.500 | NULL | NULL\n"
+                 "  5 | 10.0.0.1:6030       | mnode | alive  |       0 | 2023-11-14 22:13:20.000 |"
+                 " 2023-11-14 22:13:20.000 | NULL | NULL\n"
+                 "(2 rows)\n");
+    /* First in SHOW DNODES (by id), in SHOW MNODES and LIKE, never in SHOW SNODES. */
+    sl_result r;
+    query_db(f->cat, NULL, "SHOW DNODES", &r);
+    assert_int_equal(r.rows.nrows, 6);
+    assert_int_equal(cell_i(&r, 0, "id"), 0);
+    assert_string_equal(cell_s(&r, 0, "kind"), "mnode");
+    sl_result_fini(&r);
+    assert_int_equal(nrows(f->cat, NULL, "SHOW MNODES"), 2);
+    assert_int_equal(nrows(f->cat, NULL, "SHOW DNODES LIKE 'tcp://%'"), 1);
+    assert_int_equal(nrows(f->cat, NULL, "SHOW SNODES"), 2);
+    assert_int_equal(nrows(f->cat, NULL, "SELECT * FROM information_schema.ins_dnodes "
+                                         "WHERE status <> 'alive'"),
+                     0);
+    refused(f->cat, NULL, "SHOW VNODES ON DNODE 0", SL_EINVAL,
+            "1:22: dnode 0 is an mnode: only vnodes hold vgroups");
+    refused(f->cat, NULL, "DROP SNODE 0", SL_ENOTFOUND, "1:12: snode 0 does not exist");
+    /* Naming it again replaces the address; nothing of it is stored. */
+    assert_int_equal(sl_mcatalog_set_self(f->cat, "tcp://10.0.0.9:7030", T0, &err), 0);
+    assert_int_equal(nrows(f->cat, NULL, "SHOW DNODES LIKE '%:7030'"), 1);
+    assert_int_equal(nrows(f->cat, NULL, "SHOW DNODES LIKE '%:6030'"), 1);
+    mcf_reopen(&f->head);
+    assert_int_equal(nrows(f->cat, NULL, "SHOW DNODES"), 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -476,6 +707,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_show_vgroups, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_streams_placement_columns, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_dnodes_snodes_drop, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_vnode_loads, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_self_row, setup, mcf_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -927,6 +927,80 @@ static void test_checkpoints(void **state)
     free(p);
 }
 
+/* Several slots of one stream in one put (an snode's checkpoint round): stored together,
+ * every one readable with its own state; all or nothing when one of them is refused. */
+static void test_checkpoint_slots(void **state)
+{
+    fixture *f = *state;
+    psnap *p = scene(f);
+    uint64_t s = p->s[1].id;
+    uint32_t owner = brute_owner(s, 0, f->sn, 3);
+    /* the first three slots owner holds, and one it does not */
+    uint32_t mine[3], nm = 0, theirs = UINT32_MAX;
+    for (uint32_t slot = 0; slot < NSLOTS && (nm < 3 || theirs == UINT32_MAX); slot++) {
+        if (brute_owner(s, slot, f->sn, 3) == owner) {
+            if (nm < 3)
+                mine[nm++] = slot;
+        } else if (theirs == UINT32_MAX) {
+            theirs = slot;
+        }
+    }
+    assert_int_equal(nm, 3);
+    assert_int_not_equal(theirs, UINT32_MAX);
+    static const char *states[3] = {"alpha", "", "gamma-state"};
+    sl_mcatalog_slot_state ss[4];
+    for (int i = 0; i < 3; i++)
+        ss[i] = (sl_mcatalog_slot_state){mine[i], states[i], strlen(states[i])};
+    sl_mcatalog_vgroup_version none[1];
+    sl_error err;
+
+    /* refused as a whole: a slot of another snode, a slot named twice, none, too many
+     * bytes together, an old epoch - and nothing is stored */
+    ss[3] = (sl_mcatalog_slot_state){theirs, "x", 1};
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_checkpoint_put_slots(f->cat, owner, 2, s, ss, 4, none, 0, &err),
+                     SL_ESTALE);
+    assert_non_null(strstr(err.msg, "does not own"));
+    ss[3] = ss[0];
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_checkpoint_put_slots(f->cat, owner, 2, s, ss, 4, none, 0, &err),
+                     SL_EINVAL);
+    assert_non_null(strstr(err.msg, "named twice"));
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_checkpoint_put_slots(f->cat, owner, 2, s, ss, 0, none, 0, &err),
+                     SL_EINVAL);
+    size_t half = (size_t)SL_MCATALOG_CHECKPOINT_MAX / 2 + 1;
+    char *big = calloc(1, half);
+    assert_non_null(big);
+    sl_mcatalog_slot_state two[2] = {{mine[0], big, half}, {mine[1], big, half}};
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_checkpoint_put_slots(f->cat, owner, 2, s, two, 2, none, 0, &err),
+                     SL_ELIMIT);
+    free(big);
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_checkpoint_put_slots(f->cat, owner, 1, s, ss, 3, none, 0, &err),
+                     SL_ESTALE);
+    sl_buf b;
+    sl_buf_init(&b);
+    uint64_t e;
+    uint32_t n;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(sl_mcatalog_checkpoint_get(f->cat, s, mine[i], &b, &e, &n, &err), 0);
+
+    /* accepted: each slot holds its own state, also after a reopen */
+    sl_error_clear(&err);
+    assert_int_equal(sl_mcatalog_checkpoint_put_slots(f->cat, owner, 2, s, ss, 3, none, 0, &err),
+                     0);
+    for (int i = 0; i < 3; i++)
+        expect_cp(f, s, mine[i], states[i], strlen(states[i]), 2, owner);
+    assert_int_equal(sl_mcatalog_checkpoint_get(f->cat, s, theirs, &b, &e, &n, &err), 0);
+    mcf_reopen(&f->head);
+    for (int i = 0; i < 3; i++)
+        expect_cp(f, s, mine[i], states[i], strlen(states[i]), 2, owner);
+    sl_buf_fini(&b);
+    free(p);
+}
+
 /* With no snode alive no pair has an owner, so no checkpoint is accepted - not from the
  * snode that owned it before, and not from node id 0, which names no node ("0: no snode
  * alive", catalog.h). */
@@ -1195,6 +1269,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_heartbeat_errors, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_checkpoints, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_checkpoint_unowned, setup, mcf_teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoint_slots, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_drop_snode, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_leave, setup, mcf_teardown),
         cmocka_unit_test_setup_teardown(test_restart, setup, mcf_teardown),

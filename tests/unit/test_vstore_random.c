@@ -163,8 +163,18 @@ static void verify_scan(sl_vstore *vs, const sl_vs_snapshot *snap, const model_t
 
 static void verify_all(sl_vstore *vs, const model_t m)
 {
-    for (int t = 0; t < NT; t++)
+    uint64_t present = 0;
+    for (int t = 0; t < NT; t++) {
         verify_scan(vs, NULL, m, t, INT64_MIN, INT64_MAX);
+        for (int k = 0; k < D; k++)
+            present += m[t][k].present;
+    }
+    /* The stored row count (stats.rows) is the model's number of rows. */
+    sl_vstore_stats st;
+    sl_vstore_get_stats(vs, &st);
+    if (st.rows != present)
+        fail_msg("stats.rows %llu, model %llu", (unsigned long long)st.rows,
+                 (unsigned long long)present);
 }
 
 /* ---- operations ---------------------------------------------------------------------- */

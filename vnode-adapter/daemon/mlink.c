@@ -191,21 +191,60 @@ static void on_heartbeat(void *ud, int rc, const void *reply, size_t len, const 
     apply_heartbeat(vd, reply, len, false);
 }
 
+/*
+ * Packs the heartbeat: the vgroups this vnode holds and, per vgroup, its storage load (rows
+ * stored, size on disk, the write and fencing counters since it was opened), which the
+ * mnode shows in ins_vgroups and ins_dnodes. A vgroup whose size cannot be read reports
+ * the rest with disk_bytes 0 (logged).
+ */
 static int pack_heartbeat(sl_vdaemon *vd, uint8_t **out, size_t *n)
 {
     Sluice__HeartbeatRequest rq = SLUICE__HEARTBEAT_REQUEST__INIT;
-    uint32_t ids[256];
+    size_t nv = vd->vd_nvgroups > 0 ? (size_t)vd->vd_nvgroups : 0;
+    uint32_t *ids = malloc((nv ? nv : 1) * sizeof(*ids));
+    Sluice__VgroupLoad *loads = malloc((nv ? nv : 1) * sizeof(*loads));
+    Sluice__VgroupLoad **lp = malloc((nv ? nv : 1) * sizeof(*lp));
+    int rc = ids == NULL || loads == NULL || lp == NULL ? SL_ENOMEM : 0;
     rq.node_id = vd->vd_node_id;
     rq.rows_written = vd->vd_rows_written;
-    for (int i = 0; i < vd->vd_nvgroups && i < 256; i++)
-        ids[rq.n_vgroups++] = vd->vd_vgroups[i]->vg_id;
-    rq.vgroups = ids;
-    *n = protobuf_c_message_get_packed_size(&rq.base);
-    *out = malloc(*n ? *n : 1);
-    if (*out == NULL)
-        return SL_ENOMEM;
-    protobuf_c_message_pack(&rq.base, *out);
-    return 0;
+    rq.fenced = vd->vd_fenced;
+    for (size_t i = 0; rc == 0 && i < nv; i++) {
+        const vn_vgroup *vg = vd->vd_vgroups[i];
+        Sluice__VgroupLoad *l = &loads[i];
+        sluice__vgroup_load__init(l);
+        sl_vstore_stats st;
+        sl_vstore_get_stats(vg->vg_vs, &st);
+        sl_error e;
+        sl_error_clear(&e);
+        if (sl_vstore_disk_bytes(vg->vg_vs, &l->disk_bytes, &e) < 0) {
+            sl_log(SL_LOG_DEBUG, "vnode", "cannot read the size of vgroup_id=%u: %s", vg->vg_id,
+                   e.msg);
+            l->disk_bytes = 0;
+        }
+        l->vgroup_id = vg->vg_id;
+        l->rows = st.rows;
+        l->write_requests = vg->vg_write_reqs;
+        l->rows_written = vg->vg_rows_written;
+        l->fenced = vg->vg_fenced;
+        ids[i] = vg->vg_id;
+        lp[i] = l;
+    }
+    if (rc == 0) {
+        rq.n_vgroups = nv;
+        rq.vgroups = ids;
+        rq.n_loads = nv;
+        rq.loads = lp;
+        *n = protobuf_c_message_get_packed_size(&rq.base);
+        *out = malloc(*n ? *n : 1);
+        if (*out == NULL)
+            rc = SL_ENOMEM;
+        else
+            protobuf_c_message_pack(&rq.base, *out);
+    }
+    free(ids);
+    free(loads);
+    free(lp);
+    return rc;
 }
 
 int sl__vn_refresh_now(sl_vdaemon *vd)

@@ -108,6 +108,7 @@ void sl__vn_commit(sl_vdaemon *vd)
                                   p->vg->vg_id);
             } else {
                 p->vg->vg_rows_written += p->rows;
+                p->vg->vg_write_reqs++;
                 vd->vd_rows_written += p->rows;
                 Sluice__WriteReply rp = SLUICE__WRITE_REPLY__INIT;
                 rp.version = p->version;
@@ -134,13 +135,20 @@ void sl__vn_commit_cb(uv_check_t *h)
  * Fencing (DESIGN.md section 3): a request that carries a placement epoch (an snode's
  * output write) older than the newest epoch this vnode knows is refused with SL_ESTALE, so
  * an snode whose slots moved cannot write; a newer one raises the known epoch. Clients
- * send epoch 0 and are never fenced. Returns true when the request was refused.
+ * send epoch 0 and are never fenced. A refusal is counted for the vnode and, when it hosts
+ * it, for the vgroup the request names (reported in heartbeats: ins_vgroups.fenced).
+ * Returns true when the request was refused.
  */
-static bool fenced(sl_vdaemon *vd, sl_rpc_reply *reply, const sl_rpc_request *req)
+static bool fenced(sl_vdaemon *vd, sl_rpc_reply *reply, const sl_rpc_request *req,
+                   uint32_t vgroup_id)
 {
     if (req->epoch == 0)
         return false;
     if (req->epoch < vd->vd_epoch) {
+        vn_vgroup *vg = sl__vn_find(vd, vgroup_id);
+        vd->vd_fenced++;
+        if (vg != NULL)
+            vg->vg_fenced++;
         sl_error e = {0};
         sl_error_set(&e, SL_ESTALE, 0, 0,
                      "stale placement epoch %llu: the current epoch is %llu (the request's "
@@ -360,11 +368,13 @@ static bool write_park(sl_vdaemon *vd, vn_vgroup *vg, sl_rpc_reply *reply, vn_wr
 static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
-    if (fenced(vd, reply, req))
-        return;
     Sluice__WriteRequest *rq = sluice__write_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
         sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed WriteRequest");
+        return;
+    }
+    if (fenced(vd, reply, req, rq->vgroup_id)) {
+        sluice__write_request__free_unpacked(rq, NULL);
         return;
     }
     sl_error err = {0};
@@ -403,11 +413,13 @@ out:
 static void v_delete(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
-    if (fenced(vd, reply, req))
-        return;
     Sluice__DeleteRequest *rq = sluice__delete_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
         sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed DeleteRequest");
+        return;
+    }
+    if (fenced(vd, reply, req, rq->vgroup_id)) {
+        sluice__delete_request__free_unpacked(rq, NULL);
         return;
     }
     sl_error err = {0};
@@ -428,6 +440,7 @@ static void v_delete(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
             Sluice__DeleteReply rp = SLUICE__DELETE_REPLY__INIT;
             rp.version = version;
             rp.deleted = n;
+            vg->vg_write_reqs++;
             sl_rpc_reply_msg(reply, &rp.base);
             sl__vn_wake_polls(vg);
         }

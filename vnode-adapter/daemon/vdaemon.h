@@ -61,7 +61,10 @@ typedef struct vn_vgroup {
     vn_table *vg_tables;      /* owned */
     int vg_ntables;
     vn_poll *vg_polls;        /* parked change-log long polls (list) */
-    uint64_t vg_rows_written;
+    /* Load counters since the vgroup was opened, reported in every heartbeat (mlink.c). */
+    uint64_t vg_rows_written;  /* rows of the WRITE requests acknowledged */
+    uint64_t vg_write_reqs;    /* WRITE and DELETE requests acknowledged */
+    uint64_t vg_fenced;        /* WRITE and DELETE requests refused for a stale epoch */
     bool vg_dirty;            /* written with sync off since the last group commit */
 } vn_vgroup;
 
@@ -90,6 +93,7 @@ typedef struct sl_vdaemon {
     int vd_ncursors;
     uint64_t vd_next_cursor;
     uint64_t vd_rows_written;
+    uint64_t vd_fenced;        /* fenced WRITE/DELETE refusals, hosted vgroup or not */
     int64_t vd_last_refresh;   /* ms of the last sl__vn_refresh_now (rate limit) */
     vn_pending *vd_pending;    /* writes awaiting the group commit, in arrival order */
     vn_pending **vd_pending_tail;

@@ -457,6 +457,20 @@ static int head_decode(const void *p, size_t n, vs_head *h, sl_error *err)
     return 0;
 }
 
+/* The row count rides in its own record rather than in the head, so that the head keeps
+ * the format older releases read; its version says which head it belongs to. */
+static int rows_put(sl_vstore *vs, sl_kv_batch *b, const vs_head *h)
+{
+    static const uint8_t key = VS_MK_ROWS;
+    sl_buf v = {0};
+    int rc;
+    if ((rc = sl_buf_put_varu(&v, h->h_rows)) == 0 &&
+        (rc = sl_buf_put_varu(&v, h->h_version)) == 0)
+        rc = sl_kv_batch_put(b, vs->vs_meta, &key, 1, v.data, v.len);
+    sl_buf_fini(&v);
+    return rc;
+}
+
 int sl__vs_batch_head(sl_vstore *vs, sl_kv_batch *b, const vs_head *h)
 {
     static const uint8_t key = VS_MK_HEAD;
@@ -469,6 +483,8 @@ int sl__vs_batch_head(sl_vstore *vs, sl_kv_batch *b, const vs_head *h)
         (rc = sl_buf_put_varu(&v, h->h_bytes)) == 0)
         rc = sl_kv_batch_put(b, vs->vs_meta, &key, 1, v.data, v.len);
     sl_buf_fini(&v);
+    if (rc == 0)
+        rc = rows_put(vs, b, h);
     return rc;
 }
 
@@ -478,6 +494,7 @@ void sl__vs_publish(sl_vstore *vs, const vs_head *h, bool versioned)
     atomic_store(&vs->vs_a_trimmed, h->h_trimmed);
     atomic_store(&vs->vs_a_entries, h->h_entries);
     atomic_store(&vs->vs_a_bytes, h->h_bytes);
+    atomic_store(&vs->vs_a_rows, h->h_rows);
     atomic_store(&vs->vs_a_version, h->h_version);
     if (versioned && vs->vs_opts.on_commit != NULL)
         vs->vs_opts.on_commit(vs->vs_opts.on_commit_ud, h->h_version);
@@ -591,6 +608,50 @@ static int load_head(sl_vstore *vs, sl_error *err)
     return rc;
 }
 
+/*
+ * Loads the row count of the head's version (meta 'R'). When it is missing or of another
+ * version (the store was last written by a release that did not keep it), counts every
+ * table's visible rows - a read of all the data, once - and stores the count.
+ */
+static int load_rows(sl_vstore *vs, sl_error *err)
+{
+    static const uint8_t key = VS_MK_ROWS;
+    sl_buf v = {0};
+    int rc = sl_kv_get(vs->vs_db, vs->vs_meta, NULL, &key, 1, &v, err);
+    if (rc == 0) {
+        sl_reader r;
+        uint64_t rows, version;
+        sl_reader_init(&r, v.data, v.len);
+        if (sl_reader_varu(&r, &rows) != 0 || sl_reader_varu(&r, &version) != 0 ||
+            sl_reader_left(&r) != 0)
+            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "vstore: damaged row count");
+        else if (version == vs->vs_head.h_version) {
+            vs->vs_head.h_rows = rows;
+            sl_buf_fini(&v);
+            return 0;
+        }
+    } else if (rc == SL_ENOTFOUND) {
+        rc = 0;
+    }
+    sl_buf_fini(&v);
+    if (rc != 0)
+        return rc;
+    uint64_t total = 0;
+    for (size_t i = 0; rc == 0 && i < vs->vs_map.m_cap; i++) {
+        vs_entry *e = vs->vs_map.m_slots[i];
+        uint64_t n = 0;
+        if (e != NULL && (rc = sl__vs_count_rows(vs, e, INT64_MIN, INT64_MAX, &n, err)) == 0)
+            total += n;
+    }
+    if (rc != 0)
+        return rc;
+    vs->vs_head.h_rows = total;
+    sl_kv_batch_clear(vs->vs_batch);
+    if ((rc = rows_put(vs, vs->vs_batch, &vs->vs_head)) != 0)
+        return sl__vs_fail(err, rc, "open");
+    return sl_kv_write(vs->vs_db, vs->vs_batch, SL_KV_SYNC_OFF, err);
+}
+
 int sl_vstore_open(sl_vstore **out, const char *dir, const sl_vstore_options *opts, sl_error *err)
 {
     if (dir == NULL || dir[0] == '\0')
@@ -618,7 +679,8 @@ int sl_vstore_open(sl_vstore **out, const char *dir, const sl_vstore_options *op
         rc = sl__vs_fail(err, rc, "open");
         goto fail;
     }
-    if ((rc = load_head(vs, err)) != 0 || (rc = load_registry(vs, err)) != 0)
+    if ((rc = load_head(vs, err)) != 0 || (rc = load_registry(vs, err)) != 0 ||
+        (rc = load_rows(vs, err)) != 0)
         goto fail;
     if (vs->vs_low > vs->vs_head.h_version)
         vs->vs_low = vs->vs_head.h_version;
@@ -746,8 +808,12 @@ int sl_vstore_drop_table(sl_vstore *vs, uint64_t uid, bool sync, uint64_t *versi
                           (unsigned long long)uid);
         goto out;
     }
+    uint64_t nrows = 0;
+    if ((rc = sl__vs_count_rows(vs, e, INT64_MIN, INT64_MAX, &nrows, err)) != 0)
+        goto out;
     vs_head h = vs->vs_head;
     h.h_version++;
+    h.h_rows = h.h_rows > nrows ? h.h_rows - nrows : 0;
     sl_kv_batch *b = vs->vs_batch;
     sl_kv_batch_clear(b);
     uint8_t mkey[9], lo[VS_TABLE_KEY_LEN], hi[VS_TABLE_KEY_LEN], ek[VS_LOG_ENTRY_KEY_LEN],
@@ -907,6 +973,24 @@ void sl_vstore_snapshot_close(sl_vs_snapshot *snap)
     free(snap);
 }
 
+int sl_vstore_disk_bytes(sl_vstore *vs, uint64_t *bytes, sl_error *err)
+{
+    static const char *const props[] = {"rocksdb.total-sst-files-size",
+                                        "rocksdb.cur-size-all-mem-tables"};
+    sl_kv_cf *cfs[] = {vs->vs_meta, vs->vs_data, vs->vs_log};
+    uint64_t total = 0;
+    for (size_t c = 0; c < sizeof(cfs) / sizeof(cfs[0]); c++)
+        for (size_t p = 0; p < sizeof(props) / sizeof(props[0]); p++) {
+            uint64_t v = 0;
+            int rc = sl_kv_property_u64(vs->vs_db, cfs[c], props[p], &v, err);
+            if (rc != 0)
+                return rc;
+            total += v;
+        }
+    *bytes = total;
+    return 0;
+}
+
 void sl_vstore_get_stats(sl_vstore *vs, sl_vstore_stats *st)
 {
     memset(st, 0, sizeof(*st));
@@ -915,6 +999,7 @@ void sl_vstore_get_stats(sl_vstore *vs, sl_vstore_stats *st)
     st->low_water = atomic_load(&vs->vs_a_low);
     st->log_entries = atomic_load(&vs->vs_a_entries);
     st->log_bytes = atomic_load(&vs->vs_a_bytes);
+    st->rows = atomic_load(&vs->vs_a_rows);
     st->compactions = atomic_load(&vs->vs_a_compactions);
     st->compaction_errors = atomic_load(&vs->vs_a_cerrors);
     pthread_rwlock_rdlock(&vs->vs_rlock);

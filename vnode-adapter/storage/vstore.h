@@ -435,11 +435,23 @@ typedef struct sl_vstore_stats {
     uint64_t log_entries;       /* change-log entries retained */
     uint64_t log_bytes;         /* their encoded bytes */
     uint64_t tables;            /* registered tables */
+    uint64_t rows;              /* visible rows of every table (exact: writes add the rows
+                                 * they insert, deletes and drops subtract the visible rows
+                                 * they remove; updates and compactions change nothing) */
     uint64_t compactions;       /* table compactions run since open */
     uint64_t compaction_errors; /* automatic compactions that failed since open */
 } sl_vstore_stats;
 
 /* Fills *st. Reader call. */
 void sl_vstore_get_stats(sl_vstore *vs, sl_vstore_stats *st);
+
+/*
+ * Stores in *bytes the vstore's size: RocksDB's "rocksdb.total-sst-files-size" (table files
+ * on disk, live or not yet deleted) plus "rocksdb.cur-size-all-mem-tables" (data not
+ * flushed yet) summed over its column families; the write-ahead log is not counted. An
+ * estimate that moves with flushes and compactions, not with each write. Returns 0 or a
+ * storage error (SL_ENOTFOUND when RocksDB lacks a property). Reader call.
+ */
+int sl_vstore_disk_bytes(sl_vstore *vs, uint64_t *bytes, sl_error *err);
 
 #endif

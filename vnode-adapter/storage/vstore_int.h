@@ -9,6 +9,10 @@
  *                                     change-log entries and bytes (rewritten by every
  *                                     versioned batch)
  *         'L'                      -> low-water mark
+ *         'R'                      -> visible rows of every table, and the version they
+ *                                     are of (written with every head; a store whose 'R'
+ *                                     is missing or of another version - written by an
+ *                                     older release - is counted again at open)
  *         'T' uid                  -> table definition
  *   data  uid 0x00 version         -> delete tombstone [lo, hi] of that version
  *         uid 0x01                 -> table state: overlap count and dirty intervals
@@ -70,6 +74,7 @@
 
 #define VS_MK_HEAD  'H'
 #define VS_MK_LOW   'L'
+#define VS_MK_ROWS  'R'
 #define VS_MK_TABLE 'T'
 
 /* Most dirty intervals per table; a new one beyond it merges the two closest. */
@@ -169,6 +174,7 @@ typedef struct vs_head {
     uint64_t h_trimmed; /* change-log versions <= h_trimmed may have been removed */
     uint64_t h_entries; /* change-log entries retained */
     uint64_t h_bytes;   /* their encoded value bytes */
+    uint64_t h_rows;    /* visible rows of every table (meta 'R', not in the 'H' record) */
 } vs_head;
 
 struct sl_vstore {
@@ -187,6 +193,7 @@ struct sl_vstore {
     _Atomic uint64_t vs_a_low;
     _Atomic uint64_t vs_a_entries;
     _Atomic uint64_t vs_a_bytes;
+    _Atomic uint64_t vs_a_rows;
     _Atomic uint64_t vs_a_compactions;
     _Atomic uint64_t vs_a_cerrors;
     atomic_long vs_live;   /* open scans and snapshots */
@@ -211,8 +218,12 @@ vs_entry *sl__vs_find(sl_vstore *vs, uint64_t uid);
 /* Loads the writer state of e from disk if not yet loaded. Writer call. */
 int sl__vs_wstate_load(sl_vstore *vs, vs_entry *e, sl_error *err);
 
-/* Appends the head record h to the batch. */
+/* Appends the head record h, and the row count h->h_rows of its version, to the batch. */
 int sl__vs_batch_head(sl_vstore *vs, sl_kv_batch *b, const vs_head *h);
+
+/* Counts the visible rows of e's table in [lo, hi] into *count. Writer call (or open). */
+int sl__vs_count_rows(sl_vstore *vs, vs_entry *e, int64_t lo, int64_t hi, uint64_t *count,
+                      sl_error *err);
 
 /* Publishes a committed head to the atomics and runs on_commit if the version grew. */
 void sl__vs_publish(sl_vstore *vs, const vs_head *h, bool versioned);

@@ -144,6 +144,17 @@ static void group_fini(group *g)
     free(g->kinds);
 }
 
+/* The rows of g that are new (INSERT): the stored row count grows by them. */
+static uint64_t group_inserts(const group *g)
+{
+    if (g->kinds == NULL)
+        return g->n;
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < g->n; k++)
+        n += g->kinds[k] == SL_VS_ROW_INSERT;
+    return n;
+}
+
 static inline int64_t g_ts(const group *g, uint32_t k)
 {
     return g->ts[g->sel != NULL ? g->sel[k] : k];
@@ -497,6 +508,7 @@ int sl_vstore_write(sl_vstore *vs, const sl_vs_write_item *items, size_t n, bool
         ngroups++;
         if ((rc = put_group(vs, g, h.h_version, &seq, &bytes, err)) != 0)
             goto out;
+        h.h_rows += group_inserts(g);
     }
     if (seq == 0) {
         if (version != NULL)
@@ -535,8 +547,7 @@ out:
  * sl_vstore_delete
  * ------------------------------------------------------------------------------------- */
 
-/* Counts the visible rows of e's table in [lo, hi]. */
-static int count_rows(sl_vstore *vs, vs_entry *e, int64_t lo, int64_t hi, uint64_t *count,
+int sl__vs_count_rows(sl_vstore *vs, vs_entry *e, int64_t lo, int64_t hi, uint64_t *count,
                       sl_error *err)
 {
     vs_reader r;
@@ -569,7 +580,7 @@ int sl_vstore_delete(sl_vstore *vs, uint64_t uid, int64_t lo, int64_t hi, bool s
         goto out;
     }
     if ((rc = sl__vs_wstate_load(vs, e, err)) != 0 ||
-        (rc = count_rows(vs, e, lo, hi, &count, err)) != 0)
+        (rc = sl__vs_count_rows(vs, e, lo, hi, &count, err)) != 0)
         goto out;
     if (count == 0) {
         if (version != NULL)
@@ -580,6 +591,7 @@ int sl_vstore_delete(sl_vstore *vs, uint64_t uid, int64_t lo, int64_t hi, bool s
     }
     vs_head h = vs->vs_head;
     h.h_version++;
+    h.h_rows = h.h_rows > count ? h.h_rows - count : 0;
     sl_kv_batch *b = vs->vs_batch;
     sl_kv_batch_clear(b);
     uint8_t tk[VS_TOMB_KEY_LEN], lk[VS_LOG_ENTRY_KEY_LEN];
