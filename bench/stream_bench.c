@@ -217,6 +217,7 @@ typedef struct sb_cfg {
     int samples;
     int threads;
     int batch;
+    int snode_nice;
     bool quick;
     bool keep;
 } sb_cfg;
@@ -287,10 +288,12 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: sluice-bench stream [--tables N] [--rows N] [--snodes N] [--samples N]\n"
-            "                           [--threads N] [--batch N] [--quick] [--keep]\n"
+            "                           [--threads N] [--batch N] [--snode-nice N] [--quick]\n"
+            "                           [--keep]\n"
             "  defaults: 1000 tables, 2000000 rows, 2 snodes, 200 latency samples, 4 threads,\n"
             "  batches of 500 rows; --quick: 100 tables, 100000 rows, 30 samples;\n"
-            "  --keep leaves the cluster's folder (data, logs) behind\n");
+            "  --keep leaves the cluster's folder (data, logs) behind; --snode-nice N starts\n"
+            "  the snodes with --nice N (0..19: the streams yield the CPU to the writes)\n");
     exit(2);
 }
 
@@ -313,6 +316,8 @@ static void parse(sb_cfg *c, int argc, char **argv)
             c->threads = atoi(argv[++i]);
         else if (!strcmp(a, "--batch") && v)
             c->batch = atoi(argv[++i]);
+        else if (!strcmp(a, "--snode-nice") && v)
+            c->snode_nice = atoi(argv[++i]);
         else if (!strcmp(a, "--quick"))
             c->quick = true;
         else if (!strcmp(a, "--keep"))
@@ -329,7 +334,8 @@ static void parse(sb_cfg *c, int argc, char **argv)
             c->samples = 30;
     }
     if (c->tables < 1 || c->snodes < 1 || c->snodes > 16 || c->samples < 1 ||
-        c->threads < 1 || c->batch < 1 || c->batch > SL_BLOCK_ROWS_MAX)
+        c->threads < 1 || c->batch < 1 || c->batch > SL_BLOCK_ROWS_MAX || c->snode_nice < 0 ||
+        c->snode_nice > 19)
         usage();
     if (c->rows < (long long)c->tables * COUNT_N || c->rows / c->tables > 1000000) {
         fprintf(stderr, "sluice-bench stream: --rows must give each table %d to 1000000 rows\n",
@@ -1070,15 +1076,16 @@ int cmd_stream(int argc, char **argv)
     for (int t = 0; t < cfg->tables; t++)
         expect_table(t, cfg->rows_per_table, r->expect);
     printf("sluice-bench stream: %d child tables x %d rows = %lld rows, %d client threads, "
-           "batches of %d rows, %d snodes, %d latency samples%s\n",
+           "batches of %d rows, %d snodes (nice %d), %d latency samples%s\n",
            cfg->tables, cfg->rows_per_table, r->total, cfg->threads, cfg->batch, cfg->snodes,
-           cfg->samples, cfg->quick ? " (--quick)" : "");
+           cfg->snode_nice, cfg->samples, cfg->quick ? " (--quick)" : "");
     bench_print_load();
 
     char msg[8192];
     if (bench_receiver_open(&r->recv, STREAM_NAMES, NSTREAMS, msg, sizeof(msg)) != 0)
         fail("%s", msg);
     bench_cluster_opts co = {.vnodes = 2, .snodes = cfg->snodes, .heartbeat_ms = 200,
+                             .snode_nice = cfg->snode_nice,
                              .keep = cfg->keep};
     if (bench_cluster_start(&r->cl, &co, msg, sizeof(msg)) != 0)
         fail("cannot start the local cluster: %s", msg);

@@ -745,12 +745,17 @@ static int form_msg(sl_outbox *ob, ob_dest *d, int64_t now_ms, sl_outbox_msg *ms
     if (rc != 0)
         goto nomem;
     rec_seal(&ob->scratch);
-    uint8_t mk[OB_KEY_SEQ], end[OB_KEY_SEQ];
+    uint8_t mk[OB_KEY_SEQ], ek[OB_KEY_SEQ];
     key_seq(mk, 'M', d->id, first);
-    key_seq(end, 'E', d->id, last + 1);
     rc = sl_kv_batch_put(b, ob->cf, mk, sizeof(mk), ob->scratch.data, ob->scratch.len);
-    if (rc == 0)
-        rc = sl_kv_batch_delete_range(b, ob->cf, lo, sizeof(lo), end, sizeof(end));
+    /* The message's events go, one point delete each: a range delete per message left a
+     * range tombstone per message in the memtable, and every iterator opened after (one
+     * per message formed) sorted them all again - the snode spent most of a long
+     * notification load there. */
+    for (size_t i = 0; rc == 0 && i < cnt; i++) {
+        key_seq(ek, 'E', d->id, ((const ob_ev *)q_at(&d->evs, i))->seq);
+        rc = sl_kv_batch_delete(b, ob->cf, ek, sizeof(ek));
+    }
     if (rc != 0) {
         rc = sl_error_set(err, rc, 0, 0, "notification outbox: message of %zu bytes: %s",
                           ob->scratch.len, sl_strerror(rc));

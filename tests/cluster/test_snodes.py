@@ -411,10 +411,23 @@ def test_snode_flags_and_garbage(bin_dir, tmp_path):
     cfg.write_text("heartbeat-ms = 5\n")
     r = subprocess.run([exe, "--config", str(cfg)], capture_output=True, text=True, timeout=10)
     assert r.returncode == 2 and "bad heartbeat-ms" in r.stderr
-    c = Cluster(bin_dir, tmp_path, 0, nsnodes=1, snode_args=["--heartbeat-ms", "100"])
+    for bad in ("20", "-1", "x"):
+        r = subprocess.run([exe, "--nice", bad], capture_output=True, text=True, timeout=10)
+        assert r.returncode == 2 and "bad nice" in r.stderr, (bad, r.stderr)
+    c = Cluster(bin_dir, tmp_path, 0, nsnodes=1,
+                snode_args=["--heartbeat-ms", "100", "--nice", "7"])
     c.start()
     try:
         url = c.saddr(0)
+        # --nice: every thread of the process (nng's, libuv's, the tasks') runs at nice 7
+        # (field 19 of /proc/PID/task/TID/stat, counted after the ")" that ends the name).
+        pid = c.procs["snode0"].pid
+        tids = os.listdir(f"/proc/{pid}/task")
+        assert len(tids) > 1
+        for tid in tids:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            assert int(fields[16]) == 7, (tid, fields[16])
         st = snode_status(c, url)
         assert st["epoch"] > 0 and st["streams"] == [] and st["address"] == url
         for hexs in ("0801100118073206" + "0aff" * 3, "08011001180732020802", "08011063"):
