@@ -361,6 +361,54 @@ int sl__meta_get(sl_conn *c, const char *db, const char *name, sl__meta **out, s
     return rc;
 }
 
+int sl__meta_prefetch(sl_conn *c, const char *db, const char *const *names, size_t n,
+                      sl_error *err)
+{
+    if (db == NULL)
+        db = c->c_db;
+    if (db == NULL)
+        return 0;
+    char **want = calloc(n ? n : 1, sizeof(*want));
+    if (want == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    int rc = 0;
+    for (size_t at = 0; rc == 0 && at < n;) {
+        /* The next up to META_PREFETCH_MAX + 1 names not cached. */
+        size_t nw = 0;
+        for (; at < n && nw <= META_PREFETCH_MAX; at++)
+            if (cache_find(c, db, names[at]) == NULL)
+                want[nw++] = (char *)names[at];
+        if (nw == 0)
+            break;
+        Sluice__TableMetaRequest req = SLUICE__TABLE_META_REQUEST__INIT;
+        req.db = (char *)db;
+        req.name = want[0];
+        req.n_more_names = nw - 1;
+        req.more_names = want + 1;
+        sl_buf b;
+        sl_buf_init(&b);
+        rc = PACK(&b, sluice__table_meta_request, &req);
+        if (rc == 0)
+            rc = sl__mnode_call(c, SLUICE__MNODE_METHOD__MNODE_TABLE_META, b.data, b.len, &b,
+                                err);
+        Sluice__TableMetaReply *rep =
+            rc == 0 ? sluice__table_meta_reply__unpack(NULL, b.len, b.data) : NULL;
+        sl_buf_fini(&b);
+        if (rc == 0 && (rep == NULL || rep->meta == NULL))
+            rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "malformed TableMeta reply from the mnode");
+        sl__meta *m;
+        if (rc == 0)
+            rc = sl__meta_add_pb(c, rep->meta, &m, err);
+        for (size_t i = 0; rc == 0 && i < rep->n_more; i++)
+            rc = sl__meta_add_pb(c, rep->more[i], &m, err);
+        if (rep != NULL)
+            sluice__table_meta_reply__free_unpacked(rep, NULL);
+        c->c_stats.meta_misses += nw;
+    }
+    free(want);
+    return rc;
+}
+
 int sl_table_info_get(sl_conn *c, const char *db, const char *name, sl_table_info *out,
                       sl_error *err)
 {

@@ -103,6 +103,14 @@ int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *re
  * dropped), SL_ENOTFOUND with a message, or another error.
  */
 int sl__meta_get(sl_conn *c, const char *db, const char *name, sl__meta **out, sl_error *err);
+/* Caches the metadata of the tables names[0..n) of db (NULL: the current database) that
+ * are not cached yet, in one MNODE_TABLE_META per META_PREFETCH_MAX + 1 of them (an
+ * snode about to write to the output subtables it just created). Tables that do not exist
+ * are skipped, unless the first of a request is missing: then that request fails. Returns
+ * 0 or an error (nothing needs undoing: later lookups ask again). */
+#define META_PREFETCH_MAX 1024
+int sl__meta_prefetch(sl_conn *c, const char *db, const char *const *names, size_t n,
+                      sl_error *err);
 
 /* Finds database name in the cache or asks the mnode. As sl__meta_get. */
 int sl__db_get(sl_conn *c, const char *name, sl__dbinfo **out, sl_error *err);

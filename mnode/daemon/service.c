@@ -233,6 +233,9 @@ done:
 
 /* ------------------------------------------------------------------ lookups */
 
+/* Most TableMetaRequest.more_names. */
+#define TABLE_META_MORE_MAX 1024
+
 static void m_table_meta(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_mdaemon *md = ud;
@@ -247,13 +250,28 @@ static void m_table_meta(sl_rpc_reply *reply, const sl_rpc_request *req, void *u
     sl_mcatalog_table t;
     sl_arena a;
     sl_arena_init(&a);
-    int rc = sl_mcatalog_table_get(md->md_cat, rq->db, rq->name, &t, &err);
+    int rc = rq->n_more_names > TABLE_META_MORE_MAX
+                 ? sl_error_set(&err, SL_ELIMIT, 0, 0, "a TableMetaRequest names at most %d more "
+                                "tables", TABLE_META_MORE_MAX)
+                 : sl_mcatalog_table_get(md->md_cat, rq->db, rq->name, &t, &err);
     if (rc < 0) {
         reply_sl_error(reply, rc, &err);
     } else {
         Sluice__TableMetaReply rp = SLUICE__TABLE_META_REPLY__INIT;
         rp.meta = meta_pb(&a, md->md_cat, &t);
-        if (rp.meta == NULL)
+        /* The others that exist (a prefetch: the asker looks up a missing one by itself
+         * and gets its error then). */
+        rp.more = sl_arena_alloc(&a, sizeof(*rp.more) * (rq->n_more_names + 1));
+        bool ok = rp.meta != NULL && rp.more != NULL;
+        for (size_t i = 0; ok && i < rq->n_more_names; i++) {
+            sl_error e2;
+            sl_error_clear(&e2);
+            if (sl_mcatalog_table_get(md->md_cat, rq->db, rq->more_names[i], &t, &e2) < 0)
+                continue;
+            ok = (rp.more[rp.n_more] = meta_pb(&a, md->md_cat, &t)) != NULL;
+            rp.n_more += ok;
+        }
+        if (!ok)
             sl_rpc_reply_fail(reply, SL_ENOMEM, "out of memory");
         else
             sl_rpc_reply_msg(reply, &rp.base);

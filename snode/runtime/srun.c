@@ -39,6 +39,7 @@
 #include "common/expr/expr.h"
 #include "common/sql/unparse.h"
 #include "common/types/rollup.h"
+#include "common/util/log.h"
 #include "stask_int.h"
 
 /* ---------------------------------------------------------------- literals */
@@ -163,21 +164,14 @@ static int rollup_tbcount(sl_stask *t, int64_t *count, sl_error *err)
         rc = sl_buf_printf(&q, " AND ");
     if (rc == 0)
         rc = put_rollup_pred(t, "tag_value", &q);
+    bool null = false;
     if (rc == 0)
-        rc = sl_buf_put_u8(&q, 0);
-    if (rc < 0) {
-        sl_buf_fini(&q);
-        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
-    }
-    sl_result r;
-    sl_result_init(&r);
-    rc = sl_query(t->run, (const char *)q.data, &r, err);
+        rc = sl__st_query_i64(t, &q, count, &null, "_trollup_tbcount", err);
+    else
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     sl_buf_fini(&q);
-    if (rc == 0 && (r.ncols != 1 || r.rows.nrows != 1 || sl_column_is_null(&r.rows.cols[0], 0)))
+    if (rc == 0 && null)
         rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "_trollup_tbcount: unexpected catalog answer");
-    if (rc == 0)
-        *count = sl_column_get_i64(&r.rows.cols[0], 0);
-    sl_result_fini(&r);
     return rc;
 }
 
@@ -387,6 +381,24 @@ static int src_text(void *ud, const sl_from *from, sl_buf *out, const char **ext
 }
 
 /* ---------------------------------------------------------------- queries */
+
+int sl__st_query_i64(sl_stask *t, sl_buf *q, int64_t *out, bool *is_null, const char *what,
+                     sl_error *err)
+{
+    if (sl_buf_put_u8(q, 0) < 0)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    sl_result r;
+    sl_result_init(&r);
+    int rc = sl_query(t->run, (const char *)q->data, &r, err);
+    if (rc == 0 && (r.ncols != 1 || r.rows.nrows != 1))
+        rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "%s: unexpected answer", what);
+    if (rc == 0) {
+        *is_null = sl_column_is_null(&r.rows.cols[0], 0);
+        *out = *is_null ? 0 : sl_column_get_i64(&r.rows.cols[0], 0);
+    }
+    sl_result_fini(&r);
+    return rc;
+}
 
 /* Runs sql on the task's run connection (in the stream's planning database). */
 static int run_sql(sl_stask *t, const char *sql, sl_result *res, sl_error *err)
@@ -1520,11 +1532,20 @@ static void create_batch(sl_stask *t, sl_buf *sql, const st_newsub *subs, size_t
         return;
     sl_error err;
     sl_error_clear(&err);
-    if (run_create(t, (const char *)sql->data, &err) == 0)
-        for (size_t i = 0; i < n; i++)
-            if (known_subtable(t, subs[i].group) == NULL &&
-                remember_subtable(t, subs[i].group, subs[i].name) < 0)
-                break; /* out of memory: the rest are created (if not exists) again */
+    if (run_create(t, (const char *)sql->data, &err) < 0)
+        return;
+    const char **names = malloc(n * sizeof(*names));
+    for (size_t i = 0; names != NULL && i < n; i++)
+        names[i] = subs[i].name;
+    /* Their metadata in one request, not one per table when the round writes to them. */
+    if (names != NULL && sl__meta_prefetch(t->run, t->out_db, names, n, &err) < 0)
+        sl_log(SL_LOG_DEBUG, "snode", "stream %s.%s: prefetching %zu subtables: %s", t->c_db,
+               t->c_name, n, err.msg);
+    free(names);
+    for (size_t i = 0; i < n; i++)
+        if (known_subtable(t, subs[i].group) == NULL &&
+            remember_subtable(t, subs[i].group, subs[i].name) < 0)
+            break; /* out of memory: the rest are created (if not exists) again */
 }
 
 /*

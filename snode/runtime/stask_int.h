@@ -129,6 +129,11 @@ void sl__st_group_path(sl_stask *t, const char *table, const char *path, uint32_
 /* stask.c: appends name quoted as an identifier (`name`, backticks doubled). 0 or
  * SL_ENOMEM. */
 int sl__st_put_ident(sl_buf *b, const char *name);
+/* srun.c: runs the query in q (its text so far; a NUL is appended) on the task's run
+ * connection, which must give one row of one integer column: *out, or *is_null. `what`
+ * names it in errors. */
+int sl__st_query_i64(sl_stask *t, sl_buf *q, int64_t *out, bool *is_null, const char *what,
+                     sl_error *err);
 /* stask.c: records an error in the status (printf-like). */
 void sl__st_error(sl_stask *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -119,22 +119,14 @@ static int stored_max(sl_stask *t, int64_t *out, sl_error *err)
         rc = sl_buf_put(&q, ".", 1);
     if (rc == 0)
         rc = sl__st_put_ident(&q, t->trig_name);
+    bool null = false;
     if (rc == 0)
-        rc = sl_buf_put_u8(&q, 0);
-    if (rc < 0) {
-        sl_buf_fini(&q);
-        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
-    }
-    sl_result r;
-    sl_result_init(&r);
-    rc = sl_query(t->run, (const char *)q.data, &r, err);
+        rc = sl__st_query_i64(t, &q, out, &null, "MAX(ts)", err);
+    else
+        rc = sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
     sl_buf_fini(&q);
-    if (rc == 0 && (r.ncols != 1 || r.rows.nrows != 1))
-        rc = sl_error_set(err, SL_ECORRUPT, 0, 0, "MAX(ts): unexpected answer");
-    if (rc == 0)
-        *out = sl_column_is_null(&r.rows.cols[0], 0) ? INT64_MIN
-                                                     : sl_column_get_i64(&r.rows.cols[0], 0);
-    sl_result_fini(&r);
+    if (rc == 0 && null)
+        *out = INT64_MIN;
     return rc;
 }
 
@@ -276,6 +268,20 @@ static uint32_t first_at_or_after(const int64_t *ts, uint32_t n, int64_t key)
     return lo;
 }
 
+/* Makes nb (built from r->rows and the change) r's rows when rc is 0; frees it otherwise.
+ * Returns rc. */
+static int replace_rows(rb_rows *r, sl_block *nb, int rc)
+{
+    if (rc < 0) {
+        sl_block_fini(nb);
+        return rc;
+    }
+    sl_block_seal(nb);
+    sl_block_fini(&r->rows);
+    r->rows = *nb;
+    return 0;
+}
+
 /* Keeps rows [from, nrows) of r->rows, or none. 0 or SL_ENOMEM. */
 static int keep_from(rb_rows *r, uint32_t from)
 {
@@ -291,14 +297,7 @@ static int keep_from(rb_rows *r, uint32_t from)
                                        r->rows.nrows - from);
         rc = rc < 0 ? rc : 0;
     }
-    if (rc < 0) {
-        sl_block_fini(&nb);
-        return rc;
-    }
-    sl_block_seal(&nb);
-    sl_block_fini(&r->rows);
-    r->rows = nb;
-    return 0;
+    return replace_rows(r, &nb, rc);
 }
 
 /* Raises g's cover to lo, dropping the rows below it. */
@@ -431,14 +430,7 @@ static int merge_rows(rb_rows *r, const sl_block *b, const uint32_t *sel, uint32
             i++;
         rc = append_row(&nb, b, row);
     }
-    if (rc < 0) {
-        sl_block_fini(&nb);
-        return rc;
-    }
-    sl_block_seal(&nb);
-    sl_block_fini(&r->rows);
-    r->rows = nb;
-    return 0;
+    return replace_rows(r, &nb, rc);
 }
 
 void sl__st_rows_add(sl_stask *t, uint64_t gid, const sl_block *b, const uint8_t *kinds)
@@ -544,14 +536,10 @@ void sl__st_rows_delete(sl_stask *t, uint64_t gid, int64_t lo, int64_t hi)
         if (rc == 0 && z < r->rows.nrows)
             rc = sl_column_append_rows(&nb.cols[k], src, NULL, z, r->rows.nrows - z);
     }
-    if (rc < 0) {
-        sl_block_fini(&nb);
+    if (replace_rows(r, &nb, rc) < 0) {
         group_clear(s, g);
         return;
     }
-    sl_block_seal(&nb);
-    sl_block_fini(&r->rows);
-    r->rows = nb;
     account(s, r);
 }
 

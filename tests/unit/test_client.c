@@ -374,10 +374,28 @@ static void h_table_meta(sl_rpc_reply *r, const sl_rpc_request *req, void *ud)
     if (meta_pb(q->db, q->name, &pb, &err) < 0) {
         sl_rpc_reply_error(r, &err);
     } else {
+        /* more_names: those that exist, as the mnode answers them (mnode/daemon/service.c) */
+        Sluice__TableMeta *more = calloc(q->n_more_names + 1, sizeof(*more));
+        Sluice__TableMeta **mp = calloc(q->n_more_names + 1, sizeof(*mp));
+        assert_non_null(more);
+        assert_non_null(mp);
         Sluice__TableMetaReply rep = SLUICE__TABLE_META_REPLY__INIT;
         rep.meta = &pb;
+        for (size_t i = 0; i < q->n_more_names; i++) {
+            sl_error e2;
+            sl_error_clear(&e2);
+            if (meta_pb(q->db, q->more_names[i], &more[rep.n_more], &e2) == 0) {
+                mp[rep.n_more] = &more[rep.n_more];
+                rep.n_more++;
+            }
+        }
+        rep.more = mp;
         REPLY_PB(r, sluice__table_meta_reply, &rep);
         meta_pb_fini(&pb);
+        for (size_t i = 0; i < rep.n_more; i++)
+            meta_pb_fini(&more[i]);
+        free(more);
+        free(mp);
     }
     sluice__table_meta_request__free_unpacked(q, NULL);
 }
@@ -1142,6 +1160,44 @@ static void test_stale_cache_retried(void **state)
     sl_close(c);
 }
 
+/* sl__meta_prefetch: the tables not cached yet in one mnode call, missing ones skipped;
+ * every later lookup of them is a cache hit. */
+static void test_meta_prefetch(void **state)
+{
+    (void)state;
+    sl_conn *w = connect_fake();
+    load(w); /* w caches what it wrote: a fresh connection asks */
+    sl_close(w);
+    sl_conn *c = connect_fake();
+    sl_error err;
+    sl_error_clear(&err);
+    sl_table_info ti;
+    assert_int_equal(sl_table_info_get(c, "db", "d1", &ti, &err), 0); /* d1 cached already */
+    const char *names[] = {"d1", "d2", "no_such", "d3", "d4", "d2"};
+    int m0 = atomic_load(&F->meta_calls);
+    assert_int_equal(sl__meta_prefetch(c, "db", names, 6, &err), 0);
+    assert_int_equal(atomic_load(&F->meta_calls) - m0, 1);
+    sl_conn_stats s0, s1;
+    sl_conn_get_stats(c, &s0);
+    for (int i = 1; i <= 4; i++) {
+        char nm[8];
+        snprintf(nm, sizeof(nm), "d%d", i);
+        assert_int_equal(sl_table_info_get(c, "db", nm, &ti, &err), 0);
+        assert_string_equal(ti.meta.name, nm);
+    }
+    sl_conn_get_stats(c, &s1);
+    assert_int_equal(s1.meta_hits, s0.meta_hits + 4);
+    assert_int_equal(s1.meta_misses, s0.meta_misses);
+    /* all cached: no call at all; a missing first name fails that request, nothing cached */
+    m0 = atomic_load(&F->meta_calls);
+    assert_int_equal(sl__meta_prefetch(c, "db", names, 2, &err), 0);
+    assert_int_equal(atomic_load(&F->meta_calls), m0);
+    const char *bad[] = {"no_such", "d5"};
+    assert_true(sl__meta_prefetch(c, "db", bad, 2, &err) < 0);
+    assert_non_null(strstr(err.msg, "no_such"));
+    sl_close(c);
+}
+
 /* Whether table db.name is answered by the cache (no mnode call), and its kind/columns. */
 static bool cached(sl_conn *c, const char *db, const char *name, sl_table_info *ti)
 {
@@ -1398,6 +1454,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_errors_keep_positions, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_insert_block, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_stale_cache_retried, fake_start, fake_stop),
+        cmocka_unit_test_setup_teardown(test_meta_prefetch, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_cache_forgets_what_ddl_changed, fake_start,
                                         fake_stop),
         cmocka_unit_test_setup_teardown(test_insert_blocks, fake_start, fake_stop),
