@@ -140,6 +140,15 @@ int sl_rpc_server_open(sl_rpc_server **out, uv_loop_t *loop, const char *listen_
                        const sl_rpc_limits *lim, sl_error *err);
 
 /*
+ * Writes "NAME=count NAME=count ..." - the requests each method's handler received since
+ * the server opened, methods without any left out - into buf (n bytes, NUL-terminated).
+ * Returns its length, or -1 when it did not fit (buf then holds a prefix). Loop thread.
+ */
+int sl_rpc_server_served(const sl_rpc_server *srv, char *buf, size_t n);
+/* Logs sl_rpc_server_served at INFO as `who` ("requests served: ..."), when any. */
+void sl_rpc_server_log_served(const sl_rpc_server *srv, const char *who);
+
+/*
  * Closes the server (NULL-safe). Must be called on the loop thread; it may be called from
  * inside a handler, not from a cancel callback. It stops accepting connections and requests, runs
  * the cancel callback of every pending reply handle and answers those requests SL_EUNAVAILABLE

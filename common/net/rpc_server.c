@@ -18,6 +18,7 @@
  * nng thread touches the server or the loop afterwards.
  */
 #include "rpc_int.h"
+#include "common/util/log.h"
 
 #include <nng/protocol/reqrep0/rep.h>
 #include <protobuf-c/protobuf-c.h>
@@ -67,6 +68,7 @@ struct sl_rpc_server {
     nng_listener listener;    /* the listening endpoint */
     sl_rpc_method *methods;   /* copy of the table, sorted by number */
     int nmethods;             /* entries in methods */
+    uint64_t *served;         /* per method: requests handed to its handler (loop thread) */
     void *ud;                 /* handler argument */
     sl_rpc_limits lim;        /* resolved limits */
     sl_rpc_reply *slots;      /* lim.max_inflight slots */
@@ -292,6 +294,7 @@ static void slot_dispatch(sl_rpc_server *srv, sl_rpc_reply *s)
                 .len = env->payload.len,
             };
             s->deadline = uv_now(srv->loop) + (uint64_t)srv->lim.request_timeout_ms;
+            srv->served[meth - srv->methods]++;
             /* s may be answered, re-armed and even queued again before this returns. */
             meth->handler(s, &req, srv->ud);
         }
@@ -440,6 +443,7 @@ static void server_free(sl_rpc_server *srv)
     }
     free(srv->slots);
     free(srv->methods);
+    free(srv->served);
     free(srv->conns);
     uv_cond_destroy(&srv->armed);
     uv_mutex_destroy(&srv->mu);
@@ -481,9 +485,10 @@ int sl_rpc_server_open(sl_rpc_server **out, uv_loop_t *loop, const char *listen_
 
     srv->nmethods = nmethods;
     srv->methods = calloc(nmethods > 0 ? (size_t)nmethods : 1, sizeof(*srv->methods));
+    srv->served = calloc(nmethods > 0 ? (size_t)nmethods : 1, sizeof(*srv->served));
     srv->slots = calloc((size_t)srv->lim.max_inflight, sizeof(*srv->slots));
     srv->conns = calloc((size_t)srv->lim.max_connections, sizeof(*srv->conns));
-    if (srv->methods == NULL || srv->slots == NULL || srv->conns == NULL) {
+    if (srv->methods == NULL || srv->served == NULL || srv->slots == NULL || srv->conns == NULL) {
         rc = sl_error_set(err, SL_ENOMEM, 0, 0, "rpc server: out of memory");
         goto fail;
     }
@@ -643,4 +648,29 @@ void sl_rpc_server_close(sl_rpc_server *srv)
     uv_timer_stop(&srv->sweep);
     uv_close((uv_handle_t *)&srv->sweep, on_handle_closed);
     uv_close((uv_handle_t *)&srv->async, on_handle_closed);
+}
+
+int sl_rpc_server_served(const sl_rpc_server *srv, char *buf, size_t n)
+{
+    size_t at = 0;
+    if (n > 0)
+        buf[0] = '\0';
+    for (int i = 0; srv != NULL && i < srv->nmethods; i++) {
+        if (srv->served[i] == 0)
+            continue;
+        int w = snprintf(buf + at, n > at ? n - at : 0, "%s%s=%llu", at ? " " : "",
+                         srv->methods[i].name ? srv->methods[i].name : "?",
+                         (unsigned long long)srv->served[i]);
+        if (w < 0 || (size_t)w >= (n > at ? n - at : 0))
+            return -1;
+        at += (size_t)w;
+    }
+    return (int)at;
+}
+
+void sl_rpc_server_log_served(const sl_rpc_server *srv, const char *who)
+{
+    char buf[2048];
+    if (srv != NULL && sl_rpc_server_served(srv, buf, sizeof(buf)) != 0)
+        sl_log(SL_LOG_INFO, who, "requests served: %s", buf);
 }

@@ -106,6 +106,7 @@ static void on_signal(uv_signal_t *h, int signum)
 {
     md_shutdown *s = h->data;
     sl_log(SL_LOG_INFO, "mnode", "signal %d: shutting down", signum);
+    sl_rpc_server_log_served(s->md->md_srv, "mnode");
     sl_rpc_server_close(s->md->md_srv);
     s->md->md_srv = NULL;
     uv_close((uv_handle_t *)&s->sigterm, NULL);

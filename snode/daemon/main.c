@@ -136,6 +136,7 @@ void sl__sn_shutdown(sl_sdaemon *sd)
     close_handle((uv_handle_t *)&sd->sd_stop);
     close_handle((uv_handle_t *)&sd->sd_sigterm);
     close_handle((uv_handle_t *)&sd->sd_sigint);
+    sl_rpc_server_log_served(sd->sd_srv, "snode");
     sl_rpc_server_close(sd->sd_srv);
     sd->sd_srv = NULL;
     sl_rpc_client_close(sd->sd_mnode);

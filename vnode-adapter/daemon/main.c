@@ -99,6 +99,7 @@ static void on_signal(uv_signal_t *h, int signum)
     sl__vn_cursors_sweep(vd, 0, NULL);
     for (int i = 0; i < vd->vd_nvgroups; i++)
         sl__vn_fail_polls(vd->vd_vgroups[i]);
+    sl_rpc_server_log_served(vd->vd_srv, "vnode");
     sl_rpc_server_close(vd->vd_srv);
     vd->vd_srv = NULL;
     sl_rpc_client_close(vd->vd_mnode);
