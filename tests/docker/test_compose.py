@@ -253,6 +253,68 @@ def healthy(cid):
 
 # ------------------------------------------------------------------------------ the test
 
+COMPOSE_SPEC = "/usr/lib/python3/dist-packages/compose/config/compose_spec.json"
+
+
+def compose_doc(text):
+    """The compose file as Compose reads it: ${NAME:-default} / ${NAME} interpolated with
+    the defaults (no environment), then `scale` cast to an integer, as both docker-compose
+    1.29 and Compose v2 do before validating."""
+    import re
+    import yaml
+
+    def interp(v):
+        if isinstance(v, str):
+            return re.sub(r"\$\{(\w+)(?::?-([^}]*))?\}", lambda m: m.group(2) or "", v)
+        if isinstance(v, dict):
+            return {k: interp(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [interp(x) for x in v]
+        return v
+    doc = interp(yaml.safe_load(text))
+    for svc in doc.get("services", {}).values():
+        if isinstance(svc.get("scale"), str) and svc["scale"].isdigit():
+            svc["scale"] = int(svc["scale"])
+    return doc
+
+
+def spec_errors(doc):
+    import json
+    import jsonschema
+    with open(COMPOSE_SPEC) as f:
+        schema = json.load(f)
+    # The schema names draft 2019-09 by an address jsonschema does not know.
+    v = getattr(jsonschema, "Draft201909Validator", jsonschema.Draft7Validator)(schema)
+    return sorted(e.message for e in v.iter_errors(doc))
+
+
+def test_compose_file_follows_the_compose_specification():
+    """Compose v2 (`docker compose`) reads the Compose Specification; this machine has no v2
+    (Debian 12 ships docker-compose 1.29 only, and no registry it can reach carries v2), so
+    the file is checked against the specification's JSON schema that docker-compose 1.29
+    itself ships, plus the rules v2 adds for a scaled service. A broken file is refused."""
+    if not os.path.exists(COMPOSE_SPEC):
+        pytest.skip(f"SKIPPED: {COMPOSE_SPEC} is missing (docker-compose 1.29 not installed)")
+    with open(COMPOSE_FILE) as f:
+        text = f.read()
+    doc = compose_doc(text)
+    assert spec_errors(doc) == []
+    snode = doc["services"]["snode"]
+    # Scaling (up --scale snode=N) needs containers Compose names itself.
+    assert "container_name" not in snode
+    for name, svc in doc["services"].items():
+        assert "healthcheck" in svc or "healthcheck" in doc.get("x-sluice", {}), name
+        for vol in svc.get("volumes", []):
+            src = vol.split(":")[0] if isinstance(vol, str) else vol.get("source")
+            assert src.startswith(("/", ".")) or src in doc.get("volumes", {}), (name, vol)
+    # The check can fail: a misspelt key and a non-numeric scale are refused.
+    bad = compose_doc(text)
+    bad["services"]["snode"]["scael"] = 3
+    bad["services"]["vnode1" if "vnode1" in bad["services"] else "mnode"]["scale"] = "three"
+    errs = spec_errors(bad)
+    assert any("scael" in e for e in errs) and any("'three'" in e for e in errs), errs
+
+
 @pytest.fixture(scope="module")
 def image():
     if sh(["docker", "info"], check=False, timeout=60).returncode != 0:
