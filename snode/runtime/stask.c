@@ -987,6 +987,33 @@ static int64_t to_ms(sl_precision p, int64_t ts)
 }
 
 /*
+ * DELETE_RECALC: child table `table` was dropped (change kind 3) - spec: a dropped child
+ * table is a deletion of its rows. Its rows leave every group of the task they are in,
+ * here those in `gids` (n), or every group the task knows when gids is NULL (ROLLUP BY:
+ * the dropped table's path can no longer be looked up, and only the nodes of its path hold
+ * rows of it); the engine recomputes the windows that held them (a no-op without
+ * DELETE_RECALC).
+ */
+static void drop_table_rows(sl_stask *t, const char *table, const uint64_t *gids, size_t n)
+{
+    sl_trig_sink sink = {.emit = sink_emit, .ud = t};
+    size_t count = gids != NULL ? n : t->ngctx;
+    uint32_t len = (uint32_t)strlen(table);
+    for (size_t i = 0; i < count; i++) {
+        uint64_t gid = gids != NULL ? gids[i] : t->gctx[i].id;
+        uint32_t slot = (uint32_t)(gid % t->cfg.nslots);
+        if (!owns(t, slot) || t->eng[slot] == NULL)
+            continue;
+        sl_error err;
+        sl_error_clear(&err);
+        if (sl_trig_delete_table_range(t->eng[slot], gid, table, len, INT64_MIN, INT64_MAX,
+                                       &sink, &err) < 0)
+            sl__st_error(t, "dropped table %s: %s", table, err.msg);
+        t->dirty[slot] = true;
+    }
+}
+
+/*
  * ROLLUP BY: feeds change c of one child table to every prefix group of the table's path
  * whose slot the task owns (the vnode sent it because at least one is), each to the engine
  * of its slot and only past that slot's checkpointed version. A delete reaches every such
@@ -994,6 +1021,10 @@ static int64_t to_ms(sl_precision p, int64_t ts)
  */
 static void feed_rollup(sl_stask *t, int vgi, const Sluice__Change *c)
 {
+    if (c->kind == 3 && c->table_name != NULL) {
+        drop_table_rows(t, c->table_name, NULL, 0);
+        return;
+    }
     if (c->kind != 1 && c->kind != 2)
         return;
     const char *table = c->table_name ? c->table_name : "";
@@ -1103,7 +1134,15 @@ static void feed_change(sl_stask *t, int vgi, const Sluice__Change *c)
         return;
     }
     if (c->kind == 3) { /* a dropped child table: DELETE_OUTPUT_TABLE (srun.c) */
-        sl__st_rows_dropped(t, engine_gid(t, c->group_id));
+        uint64_t gid = engine_gid(t, c->group_id);
+        sl__st_rows_dropped(t, gid);
+        /* A group of that table alone has nothing left to recompute (its output subtable
+         * goes with DELETE_OUTPUT_TABLE); a group spanning tables loses its rows. */
+        bool by_table = false;
+        for (int k = 0; k < t->nkeys; k++)
+            by_table |= t->keys[k] < 0;
+        if (!by_table && c->table_name != NULL && t->trig.meta.kind == SL_TABLE_SUPER)
+            drop_table_rows(t, c->table_name, &gid, 1);
         sl__st_table_dropped(t, c->table_name, c->group_id);
         return;
     }

@@ -532,3 +532,50 @@ def test_rollup_refused(cl, stmt, message):
                 if s["stream_name"] == name]
     assert not [t for t in sql.dicts("SELECT stable_name, db_name FROM information_schema.ins_stables")
                 if t["db_name"] == db and t["stable_name"] == out]
+
+
+def test_dropped_table_recomputes_with_delete_recalc(cl):
+    """DELETE_RECALC covers a dropped child table (spec: "data deletions in the trigger
+    table (including when a child table is dropped)"): its rows leave every group they were
+    in - a PARTITION BY tag group and each ROLLUP BY node of its path - and those windows
+    are computed again; the other groups and nodes are not."""
+    c, sql = cl
+    db = "r_drop"
+    make_db(sql, db, [ST] + [f"CREATE TABLE {t} USING st TAGS ('{p}', {g})" for t, p, g in (
+        ("r1", "A.B", 1), ("r2", "A.C", 2), ("r3", "A.C", 2), ("r4", "Z", 3))])
+    q = ("AS SELECT _twstart AS ws, %%1 AS k, COUNT(*) AS cnt, SUM(v) AS total, "
+         "_tlocaltime AS lt FROM %%trows")
+    create_stream(c, sql, db, "CREATE STREAM sr INTERVAL(10s) SLIDING(10s) FROM st ROLLUP BY "
+                  f"path STREAM_OPTIONS(DELETE_RECALC) INTO outr {q}")
+    create_stream(c, sql, db, "CREATE STREAM sg INTERVAL(10s) SLIDING(10s) FROM st PARTITION BY "
+                  f"g STREAM_OPTIONS(DELETE_RECALC) INTO outg {q}")
+    for t, v in (("r1", 1), ("r2", 10), ("r3", 100), ("r4", 1000)):
+        sql.insert(db, t, [(1, v)])
+    for t in ("r1", "r2", "r3", "r4"):  # close [0,10) everywhere
+        sql.insert(db, t, [(15, 0)])
+
+    def get(table):
+        return {(r[0], sec(r[1])): (num(r[2]), num(r[3]), int(r[4])) for r in sql.rows(
+            f"SELECT k, CAST(ws AS BIGINT), cnt, total, CAST(lt AS BIGINT) FROM {table}", db)}
+
+    def counts(table):
+        return lambda: {k: v[:2] for k, v in get(table).items()}
+    # Before: A = r1 r2 r3, A.B = r1, A.C = r2 r3, Z = r4; g 1 = r1, 2 = r2 r3, 3 = r4.
+    wait_equal(counts("outr"), {("A", 0): (3, 111), ("A.B", 0): (1, 1), ("A.C", 0): (2, 110),
+                                ("Z", 0): (1, 1000)}, "ROLLUP BY before the drop", sql, db, ["sr"])
+    wait_equal(counts("outg"), {("1", 0): (1, 1), ("2", 0): (2, 110), ("3", 0): (1, 1000)},
+               "PARTITION BY g before the drop", sql, db, ["sg"])
+    lt0 = {**{("r",) + k: v[2] for k, v in get("outr").items()},
+           **{("g",) + k: v[2] for k, v in get("outg").items()}}
+    sql.run("DROP TABLE r3", db)
+    # After: A = r1 r2 and A.C = r2, g 2 = r2: computed again; the others as they were.
+    wait_equal(counts("outr"), {("A", 0): (2, 11), ("A.B", 0): (1, 1), ("A.C", 0): (1, 10),
+                                ("Z", 0): (1, 1000)}, "ROLLUP BY after the drop", sql, db, ["sr"])
+    wait_equal(counts("outg"), {("1", 0): (1, 1), ("2", 0): (1, 10), ("3", 0): (1, 1000)},
+               "PARTITION BY g after the drop", sql, db, ["sg"])
+    lt1 = {**{("r",) + k: v[2] for k, v in get("outr").items()},
+           **{("g",) + k: v[2] for k, v in get("outg").items()}}
+    for k in lt0:
+        changed = k[1] in ("A", "A.C", "2")
+        assert (lt1[k] > lt0[k]) if changed else (lt1[k] == lt0[k]), (k, lt0, lt1)
+    assert stream_errors(sql, db, "sr") == [] and stream_errors(sql, db, "sg") == []
