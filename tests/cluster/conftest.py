@@ -173,7 +173,14 @@ class Cluster:
     def kill(self, name, sig=9):
         p = self.procs.pop(name)
         p.send_signal(sig)
-        return p.wait(timeout=15)
+        rc = p.wait(timeout=15)
+        if rc not in (0, -sig):  # a crash on the way out: show why (pytest prints it)
+            try:
+                with open(os.path.join(self.root, f"{name}.log"), errors="replace") as f:
+                    print(f"{name} exited {rc}; end of its log:\n{f.read()[-6000:]}")
+            except OSError:
+                pass
+        return rc
 
     def stop(self):
         # snodes first: they leave through the mnode while it is still up.

@@ -208,12 +208,19 @@ def setup_streams(c):
         c.exec(sql, "sdb")
 
 
-def wait_exit(p, timeout):
+def wait_exit(p, timeout, log=None):
+    """p's exit code; when it is not 0 and log (a path) is given, fails showing the log's
+    end (a sanitizer report, an assertion)."""
     try:
-        return p.wait(timeout=timeout)
+        rc = p.wait(timeout=timeout)
     except Exception:
         p.kill()
         raise
+    if rc != 0 and log is not None:
+        with open(log, errors="replace") as f:
+            tail = f.read()[-6000:]
+        raise AssertionError(f"exit code {rc}; end of {log}:\n{tail}")
+    return rc
 
 
 @pytest.fixture
@@ -347,7 +354,7 @@ def test_placement_death_join_restart_leave_drop(scluster):
     # -- DROP SNODE: the snode drains, leaves and exits 0; its pairs move.
     dropped = v6.id_of[alive[0]]
     c.exec(f"DROP SNODE {dropped}")
-    assert wait_exit(c.procs.pop("snode2"), 10) == 0
+    assert wait_exit(c.procs.pop("snode2"), 10, os.path.join(c.root, "snode2.log")) == 0
     alive = alive[1:]
     v7 = wait_settled(c, alive, n, 10)
     assert v7.node_status[dropped] == "dropped"
