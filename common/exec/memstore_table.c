@@ -20,38 +20,13 @@
 #include <string.h>
 
 #include "memstore_int.h"
+#include "common/util/ts_bound.h"
 
 /* ------------------------------------------------------------ helpers */
 
 static const int64_t *ts_of(const sl_block *b)
 {
     return (const int64_t *)b->cols[0].data;
-}
-
-/* First index in [from, to) whose timestamp is >= key. */
-static uint32_t lower_bound(const int64_t *ts, uint32_t from, uint32_t to, int64_t key)
-{
-    while (from < to) {
-        uint32_t mid = from + (to - from) / 2;
-        if (ts[mid] < key)
-            from = mid + 1;
-        else
-            to = mid;
-    }
-    return from;
-}
-
-/* First index in [from, to) whose timestamp is > key. */
-static uint32_t upper_bound(const int64_t *ts, uint32_t from, uint32_t to, int64_t key)
-{
-    while (from < to) {
-        uint32_t mid = from + (to - from) / 2;
-        if (ts[mid] <= key)
-            from = mid + 1;
-        else
-            to = mid;
-    }
-    return from;
 }
 
 /* True when t's rows are identified by (timestamp, composite key). */
@@ -264,7 +239,7 @@ static int merge_into(const sl__ms_table *t, const sl_block *p, const uint32_t *
         } else {
             int64_t tp = pts[sel ? sel[j] : j];
             if (mts[i] < tp) {
-                uint32_t k = lower_bound(mts, i, nm, tp);
+                uint32_t k = sl_ts_lower_bound(mts, i, nm, tp);
                 r = (merge_run){false, i, k - i};
                 i = k;
             } else {
@@ -481,8 +456,8 @@ int sl__ms_delete_prepare(sl__ms_table *t, int64_t lo, int64_t hi, sl__ms_delete
     if (lo > hi || nm == 0)
         return 0;
     const int64_t *ts = ts_of(m);
-    op->from = lower_bound(ts, 0, nm, lo);
-    op->to = upper_bound(ts, op->from, nm, hi);
+    op->from = sl_ts_lower_bound(ts, 0, nm, lo);
+    op->to = sl_ts_upper_bound(ts, op->from, nm, hi);
     if (op->from == op->to || op->to == nm)
         return 0; /* nothing, or a suffix cut in place */
     sl_block *nb = sl_block_new();
@@ -691,8 +666,8 @@ static int cat_scan_next(void *cursor, sl_block *out, sl_error *err)
         const sl_block *m = &t->t_main;
         if (!s->ranged) {
             const int64_t *ts = ts_of(m);
-            s->pos = s->lo <= s->hi ? lower_bound(ts, 0, m->nrows, s->lo) : m->nrows;
-            s->end = s->lo <= s->hi ? upper_bound(ts, s->pos, m->nrows, s->hi) : m->nrows;
+            s->pos = s->lo <= s->hi ? sl_ts_lower_bound(ts, 0, m->nrows, s->lo) : m->nrows;
+            s->end = s->lo <= s->hi ? sl_ts_upper_bound(ts, s->pos, m->nrows, s->hi) : m->nrows;
             s->ranged = true;
         }
         if (s->pos >= s->end) {

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "common/util/log.h"
+#include "common/util/ts_bound.h"
 #include "snode/trigger/trigger.h"
 #include "stask_int.h"
 
@@ -254,20 +255,6 @@ static const int64_t *ts_of(const sl_block *b)
     return (const int64_t *)b->cols[0].data;
 }
 
-/* First index in [0, n) whose timestamp is >= key. */
-static uint32_t first_at_or_after(const int64_t *ts, uint32_t n, int64_t key)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ts[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Makes nb (built from r->rows and the change) r's rows when rc is 0; frees it otherwise.
  * Returns rc. */
 static int replace_rows(rb_rows *r, sl_block *nb, int rc)
@@ -309,7 +296,7 @@ static void group_raise(st_rows *s, rb_group *g, int64_t lo)
     rb_rows *r = g->r;
     if (r == NULL || r->rows.nrows == 0)
         return;
-    uint32_t from = first_at_or_after(ts_of(&r->rows), r->rows.nrows, lo);
+    uint32_t from = sl_ts_lower_bound(ts_of(&r->rows), 0, r->rows.nrows, lo);
     if (from == 0)
         return;
     if (from >= r->rows.nrows || keep_from(r, from) < 0) {
@@ -520,8 +507,8 @@ void sl__st_rows_delete(sl_stask *t, uint64_t gid, int64_t lo, int64_t hi)
     if (r == NULL || r->rows.nrows == 0 || lo > hi)
         return;
     const int64_t *ts = ts_of(&r->rows);
-    uint32_t a = first_at_or_after(ts, r->rows.nrows, lo);
-    uint32_t z = hi == INT64_MAX ? r->rows.nrows : first_at_or_after(ts, r->rows.nrows, hi + 1);
+    uint32_t a = sl_ts_lower_bound(ts, 0, r->rows.nrows, lo);
+    uint32_t z = sl_ts_upper_bound(ts, 0, r->rows.nrows, hi);
     if (a >= z)
         return;
     sl_block nb;
@@ -625,8 +612,8 @@ static int cat_scan_open(void *ud, const sl_scan_req *req, void **cursor, sl_err
         const int64_t *ts = ts_of(&sc->r->rows);
         uint32_t n = sc->r->rows.nrows;
         if (lo <= hi) {
-            sc->pos = first_at_or_after(ts, n, lo);
-            sc->end = hi == INT64_MAX ? n : first_at_or_after(ts, n, hi + 1);
+            sc->pos = sl_ts_lower_bound(ts, 0, n, lo);
+            sc->end = sl_ts_upper_bound(ts, 0, n, hi);
         }
     }
     *cursor = sc;

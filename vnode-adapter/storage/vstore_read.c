@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "vstore_int.h"
+#include "common/util/ts_bound.h"
 
 static inline int64_t cur_ts(const vs_cursor *c, uint32_t i)
 {
@@ -67,32 +68,15 @@ static uint32_t lower_bound_row(const vs_cursor *c, uint32_t from, uint32_t to, 
     return from;
 }
 
-/* First index in [from, to) whose timestamp is >= t. */
+/* First index in [from, to) of c's timestamps that is >= t / > t. */
 static uint32_t lower_bound(const vs_cursor *c, uint32_t from, uint32_t to, int64_t t)
 {
-    const int64_t *ts = c->c_ts.data;
-    while (from < to) {
-        uint32_t mid = from + (to - from) / 2;
-        if (ts[mid] < t)
-            from = mid + 1;
-        else
-            to = mid;
-    }
-    return from;
+    return sl_ts_lower_bound(c->c_ts.data, from, to, t);
 }
 
-/* First index in [from, to) whose timestamp is > t. */
 static uint32_t upper_bound(const vs_cursor *c, uint32_t from, uint32_t to, int64_t t)
 {
-    const int64_t *ts = c->c_ts.data;
-    while (from < to) {
-        uint32_t mid = from + (to - from) / 2;
-        if (ts[mid] <= t)
-            from = mid + 1;
-        else
-            to = mid;
-    }
-    return from;
+    return sl_ts_upper_bound(c->c_ts.data, from, to, t);
 }
 
 int sl__vs_table_iter(sl_vstore *vs, const sl_kv_snapshot *snap, uint64_t uid, sl_kv_iter **out,
