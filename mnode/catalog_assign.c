@@ -495,29 +495,37 @@ int sl_mcatalog_checkpoint_put_slots(sl_mcatalog *cat, uint32_t node, uint64_t e
         return sl_error_set(err, SL_EINVAL, 0, 0, "a checkpoint put names 1 to %u slots, not %zu",
                             cat->c_slots, nslots);
     const uint32_t *owners = sl__mc_owners(cat, stream_id);
+    uint8_t *seen = calloc((cat->c_slots + 7) / 8, 1); /* slots named so far: linear work */
+    if (seen == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory recording a checkpoint");
     size_t total = 0;
-    for (size_t i = 0; i < nslots; i++) {
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < nslots; i++) {
         uint32_t slot = slots[i].slot;
-        if (slot >= cat->c_slots)
-            return sl_error_set(err, SL_EINVAL, 0, 0, "slot %u is out of range (0..%u)", slot,
-                                cat->c_slots - 1);
-        for (size_t j = 0; j < i; j++)
-            if (slots[j].slot == slot)
-                return sl_error_set(err, SL_EINVAL, 0, 0, "slot %u is named twice", slot);
         total += slots[i].len;
-        if (slots[i].len > SL_MCATALOG_CHECKPOINT_MAX || total > SL_MCATALOG_CHECKPOINT_MAX)
-            return sl_error_set(err, SL_ELIMIT, 0, 0, "a checkpoint put holds at most %u bytes",
-                                SL_MCATALOG_CHECKPOINT_MAX);
-        if (owners == NULL || node == 0 || owners[slot] != node) /* 0: no snode alive */
-            return sl_error_set(err, SL_ESTALE, 0, 0,
-                                "checkpoint of stream %llu slot %u refused: snode %u does not "
-                                "own it at epoch %llu",
-                                (unsigned long long)stream_id, slot, node,
-                                (unsigned long long)cat->c_epoch);
+        if (slot >= cat->c_slots)
+            rc = sl_error_set(err, SL_EINVAL, 0, 0, "slot %u is out of range (0..%u)", slot,
+                              cat->c_slots - 1);
+        else if (seen[slot / 8] & (1u << (slot % 8)))
+            rc = sl_error_set(err, SL_EINVAL, 0, 0, "slot %u is named twice", slot);
+        else if (slots[i].len > SL_MCATALOG_CHECKPOINT_MAX || total > SL_MCATALOG_CHECKPOINT_MAX)
+            rc = sl_error_set(err, SL_ELIMIT, 0, 0, "a checkpoint put holds at most %u bytes",
+                              SL_MCATALOG_CHECKPOINT_MAX);
+        else if (owners == NULL || node == 0 || owners[slot] != node) /* 0: no snode alive */
+            rc = sl_error_set(err, SL_ESTALE, 0, 0,
+                              "checkpoint of stream %llu slot %u refused: snode %u does not own "
+                              "it at epoch %llu",
+                              (unsigned long long)stream_id, slot, node,
+                              (unsigned long long)cat->c_epoch);
+        else
+            seen[slot / 8] |= (uint8_t)(1u << (slot % 8));
     }
+    free(seen);
+    if (rc < 0)
+        return rc;
     sl_mcatalog_vgroup_version *kept = NULL;
     size_t nkept = 0;
-    int rc = sl__mc_hold_prepare(cat, st, versions, nversions, &kept, &nkept, err);
+    rc = sl__mc_hold_prepare(cat, st, versions, nversions, &kept, &nkept, err);
     if (rc < 0)
         return rc;
     sl_buf k, v;
