@@ -65,6 +65,13 @@ class Cluster:
             raise AssertionError(f"sluice-rpc {args} failed: {r.stderr}")
         return r
 
+    def rpc_async(self, *args):
+        """sluice-rpc started in the background (a long poll): the caller communicate()s."""
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+        return subprocess.Popen([os.path.join(self.bin, "sluice-rpc"), *map(str, args)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                errors="replace", env=env)
+
     def exec(self, sql, db="", check=True):
         return self.rpc("exec", self.maddr, sql, db, check=check)
 

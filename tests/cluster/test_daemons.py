@@ -315,6 +315,74 @@ def test_changelog_cap(bin_dir, tmp_path):
         c.stop()
 
 
+def thread_nice(pid):
+    """{thread name: [nice values]} of every thread of process pid (field 19 of
+    /proc/PID/task/TID/stat, counted after the ")" that ends the name)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/comm") as f:
+            name = f.read().strip()
+        with open(f"/proc/{pid}/task/{tid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        out.setdefault(name, []).append(int(fields[16]))
+    return out
+
+
+def test_vnode_reader_and_sync_threads(bin_dir, tmp_path):
+    """Change-log reads are answered by the vnode's change reader thread at --reader-nice,
+    the group commit's log sync runs on a thread of its own at the daemon's priority;
+    long polls parked on the reader are answered by the write that lands, in order, while
+    writes go on; bad --reader-nice values are refused."""
+    from conftest import Cluster
+    exe = os.path.join(bin_dir, "sluice-vnode")
+    r = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0 and "--reader-nice" in r.stdout
+    for bad in ("20", "-1", "x"):
+        r = subprocess.run([exe, "--reader-nice", bad], capture_output=True, text=True,
+                           timeout=10)
+        assert r.returncode == 2 and "bad reader-nice" in r.stderr, (bad, r.stderr)
+    c = Cluster(bin_dir, tmp_path, 1, vnode_args=["--reader-nice", "13"])
+    c.start()
+    try:
+        names = thread_nice(c.procs["vnode0"].pid)
+        assert names.get("vn-reader") == [13], names
+        assert names.get("vn-sync") == [0], names
+        assert names["sluice-vnode"][0] == 0, names  # the loop thread
+        c.exec("CREATE DATABASE db VGROUPS 1")
+        c.exec("CREATE TABLE t (ts TIMESTAMP, v BIGINT, s VARCHAR(8))", "db")
+        c.rpc("write", c.maddr, "db", "t", stdin="1000,0,w0\n")
+        fields = dict(kv.split("=", 1) for kv in c.rpc("meta", c.maddr, "db", "t").stdout.split())
+        vg, vnode = fields["vgroup"], fields["vnode"]
+        last = int(dict(kv.split("=") for kv in
+                        c.rpc("status", vnode, vg).stdout.split())["last_version"])
+        # Eight polls parked after the last version, then 30 writes from another process:
+        # every poll is answered with changes after its cursor (nothing older, nothing
+        # lost), and every one-row write is acknowledged (rows counted 1..30).
+        polls = [c.rpc_async("changes", vnode, vg, last, 20000) for _ in range(8)]
+        time.sleep(0.5)
+        assert all(p.poll() is None for p in polls)  # parked
+        csv = "".join(f"{2000 + i},{i},x{i}\n" for i in range(30))
+        w = c.rpc("write", c.maddr, "db", "t", 1, stdin=csv)
+        acks = [int(line.split()[1]) for line in w.stdout.splitlines()]
+        assert acks == list(range(1, 31))
+        for p in polls:
+            out, err = p.communicate(timeout=20)
+            assert p.returncode == 0, err
+            head = out.splitlines()[0]
+            assert head.startswith("last_version=") and "changes=" in head, out
+            got_last = int(head.split()[0].split("=")[1])
+            assert last < got_last <= last + 30, out
+        r = c.rpc("changes", vnode, vg, last)
+        assert r.stdout.splitlines()[0] == f"last_version={last + 30} changes=30"
+        # A poll that times out answers empty, with its cursor unchanged.
+        r = c.rpc("changes", vnode, vg, last + 30, 300)
+        assert r.stdout.splitlines()[0] == f"last_version={last + 30} changes=0"
+        rows = rows_of(c.rpc("query", c.maddr, "db", "SELECT ts, v FROM t").stdout)
+        assert rows == [["1000", "0"]] + [[str(2000 + i), str(i)] for i in range(30)]
+    finally:
+        c.stop()
+
+
 def test_use_information_schema(cluster):
     """USE information_schema makes the system database current: its tables are then
     readable without qualification and it holds no streams."""

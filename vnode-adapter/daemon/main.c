@@ -23,6 +23,8 @@
 #define VD_DEFAULT_PORT 6100
 /* Change-log entries a vgroup keeps until stream checkpoints set a low-water mark. */
 #define VD_DEFAULT_LOG_ENTRIES 1000000
+/* The change reader thread's nice value: client writes first, stream reads after. */
+#define VD_DEFAULT_READER_NICE 10
 
 typedef struct vd_opts {
     char data[1024];
@@ -33,6 +35,7 @@ typedef struct vd_opts {
     char log_level[16];
     uint64_t log_max_entries; /* change-log cap per vgroup (entries), 0: none */
     uint64_t log_max_bytes;   /* change-log cap per vgroup (bytes), 0: none */
+    int reader_nice;          /* CPU priority of the change reader thread */
     bool health;              /* --health: check the running vnode and exit */
 } vd_opts;
 
@@ -52,10 +55,13 @@ static void usage(FILE *f)
             "  --changelog-max-entries N  change-log entries kept per vgroup beyond the\n"
             "                       low-water mark (default %d; 0 keeps all)\n"
             "  --changelog-max-bytes N    change-log bytes kept per vgroup (default 0: no cap)\n"
+            "  --reader-nice N      CPU priority of the thread answering change-log reads (the\n"
+            "                       streams' trigger readers), 0..19 (default %d): client\n"
+            "                       writes come first when the host is short of CPU\n"
             "  --health             do not start: check the vnode running with these settings;\n"
             "                       exit 0 when it answers and has its node id from the mnode\n"
             "                       in DATA/node_id, 1 otherwise (the container healthcheck)\n",
-            VD_DEFAULT_PORT, VD_DEFAULT_LOG_ENTRIES);
+            VD_DEFAULT_PORT, VD_DEFAULT_LOG_ENTRIES, VD_DEFAULT_READER_NICE);
 }
 
 static const sl_daemon_opt vd_settings[] = {
@@ -67,6 +73,7 @@ static const sl_daemon_opt vd_settings[] = {
     SL_DOPT_LEVEL(vd_opts, "log-level", log_level),
     SL_DOPT_NUMBER(vd_opts, "changelog-max-entries", log_max_entries, SL_DOPT_U64, 0, 0, NULL),
     SL_DOPT_NUMBER(vd_opts, "changelog-max-bytes", log_max_bytes, SL_DOPT_U64, 0, 0, NULL),
+    SL_DOPT_NUMBER(vd_opts, "reader-nice", reader_nice, SL_DOPT_INT, 0, 19, " (0..19)"),
     SL_DOPT_FLAG(vd_opts, "health", health),
 };
 
@@ -88,7 +95,7 @@ static void on_signal(uv_signal_t *h, int signum)
     sl_vdaemon *vd = m->vd;
     sl_log(SL_LOG_INFO, "vnode", "signal %d: shutting down", signum);
     vd->vd_stopping = true;
-    sl__vn_commit(vd); /* acknowledge (durably) what was applied before replies close */
+    sl__vn_syncer_stop(vd); /* acknowledge (durably) what was applied before replies close */
     uv_check_stop(&vd->vd_commit);
     uv_close((uv_handle_t *)&vd->vd_commit, NULL);
     uv_timer_stop(&vd->vd_tick);
@@ -98,7 +105,8 @@ static void on_signal(uv_signal_t *h, int signum)
     /* Polls and cursors first (they hold reply handles and snapshots), then the server. */
     sl__vn_cursors_sweep(vd, 0, NULL);
     for (int i = 0; i < vd->vd_nvgroups; i++)
-        sl__vn_fail_polls(vd->vd_vgroups[i]);
+        sl__vn_fail_polls(vd, vd->vd_vgroups[i]);
+    sl__vn_reader_stop(vd);
     sl_rpc_server_log_served(vd->vd_srv, "vnode");
     sl_rpc_server_close(vd->vd_srv);
     vd->vd_srv = NULL;
@@ -159,6 +167,7 @@ int main(int argc, char **argv)
     snprintf(o.mnode, sizeof(o.mnode), "tcp://127.0.0.1:6030");
     snprintf(o.log_level, sizeof(o.log_level), "info");
     o.log_max_entries = VD_DEFAULT_LOG_ENTRIES;
+    o.reader_nice = VD_DEFAULT_READER_NICE;
     int exit_code;
     if (!sl_daemon_args(&vd_cli, &o, argc, argv, &exit_code))
         return exit_code;
@@ -201,6 +210,13 @@ int main(int argc, char **argv)
         sl_rpc_client_close(vd.vd_mnode);
         return 1;
     }
+    if (sl__vn_reader_start(&vd, o.reader_nice, &err) < 0 ||
+        sl__vn_syncer_start(&vd, &err) < 0) {
+        sl_log(SL_LOG_ERROR, "vnode", "%s", err.msg);
+        sl_rpc_server_close(vd.vd_srv);
+        sl_rpc_client_close(vd.vd_mnode);
+        return 1;
+    }
     vd_main m = {.vd = &vd};
     uv_signal_init(vd.vd_loop, &m.sigterm);
     uv_signal_init(vd.vd_loop, &m.sigint);
@@ -214,8 +230,8 @@ int main(int argc, char **argv)
     uv_timer_init(vd.vd_loop, &vd.vd_tick);
     vd.vd_tick.data = &vd;
     uv_timer_start(&vd.vd_tick, sl__vn_tick, 0, 1000);
-    sl_log(SL_LOG_INFO, "vnode", "listening url=%s advertise=%s mnode=%s data=%s", url,
-           vd.vd_addr, o.mnode, o.data);
+    sl_log(SL_LOG_INFO, "vnode", "listening url=%s advertise=%s mnode=%s data=%s reader_nice=%d",
+           url, vd.vd_addr, o.mnode, o.data, o.reader_nice);
     uv_run(vd.vd_loop, UV_RUN_DEFAULT);
     sl_rpc_server_close(vd.vd_srv);
     sl_rpc_client_close(vd.vd_mnode);

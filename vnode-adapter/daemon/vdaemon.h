@@ -4,17 +4,21 @@
  *   main.c     flags, config, the loop, signals
  *   mlink.c    the link to the mnode: register, heartbeat, vgroup assignment, catalog sync
  *   vgroup.c   one hosted vgroup: its vstore, its table index, applying synced table defs
- *   service.c  VNODE_WRITE, VNODE_DELETE, VNODE_CHANGES (long poll), VNODE_STATUS
+ *   service.c  VNODE_WRITE, VNODE_DELETE, VNODE_STATUS
+ *   commit.c   the group commit, its log sync on a thread of its own
+ *   changes.c  VNODE_CHANGES (long poll), read by the change reader thread
  *   query.c    VNODE_QUERY: an sl_catalog over a vgroup's vstore, PARTIAL plans, paged
  *              cursors
  *
  * Everything runs on one libuv loop: RPC handlers, mnode replies (sl_rpc_call_async),
- * timers and signals, so no state here is locked.
+ * timers and signals, so no state here is locked - except what the change reader thread
+ * shares (changes.c): a vgroup's table cache, under vg_tcmu.
  */
 #ifndef SL_VDAEMON_H
 #define SL_VDAEMON_H
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include <protobuf-c/protobuf-c.h>
@@ -45,13 +49,18 @@ typedef struct vn_table {
 
 typedef struct vn_poll vn_poll;
 typedef struct vn_cursor vn_cursor;
+typedef struct vn_reader vn_reader;
+typedef struct vn_syncer vn_syncer;
 
 /* One hosted vgroup. */
 typedef struct vn_vgroup {
     uint32_t vg_id;
     sl_vstore *vg_vs;         /* owned */
     sl_vs_tcache *vg_tcache;  /* owned: table metadata and group ids for filtered change
-                               * reads; told of every registration and drop */
+                               * reads; told of every registration and drop. Used by the
+                               * change reader thread: only under vg_tcmu */
+    pthread_mutex_t vg_tcmu;
+    bool vg_closing;          /* closing: no more change-log reads */
     char vg_db[200];          /* its database ("" until the first sync) */
     sl_precision vg_prec;
     uint64_t vg_synced;       /* catalog version of the last applied sync; 0: none */
@@ -60,12 +69,13 @@ typedef struct vn_vgroup {
     int vg_nstables;
     vn_table *vg_tables;      /* owned */
     int vg_ntables;
-    vn_poll *vg_polls;        /* parked change-log long polls (list) */
+    vn_poll *vg_polls;        /* change-log polls not answered yet (list), parked or busy */
     /* Load counters since the vgroup was opened, reported in every heartbeat (mlink.c). */
     uint64_t vg_rows_written;  /* rows of the WRITE requests acknowledged */
     uint64_t vg_write_reqs;    /* WRITE and DELETE requests acknowledged */
     uint64_t vg_fenced;        /* WRITE and DELETE requests refused for a stale epoch */
     bool vg_dirty;            /* written with sync off since the last group commit */
+    bool vg_sync_failed;      /* commit.c, while acknowledging: its sync failed */
 } vn_vgroup;
 
 /* A write applied (sync off) whose reply waits for the group commit (service.c). */
@@ -98,6 +108,8 @@ typedef struct sl_vdaemon {
     vn_pending *vd_pending;    /* writes awaiting the group commit, in arrival order */
     vn_pending **vd_pending_tail;
     uv_check_t vd_commit;      /* runs the group commit after each loop iteration's I/O */
+    vn_reader *vd_reader;      /* the change reader thread (changes.c); NULL once stopped */
+    vn_syncer *vd_syncer;      /* the group commit's sync thread (commit.c) */
 } sl_vdaemon;
 
 /* Most open query cursors; a query past it is refused (SL_ELIMIT). */
@@ -105,12 +117,23 @@ typedef struct sl_vdaemon {
 /* A cursor not continued for this long is closed. */
 #define VN_CURSOR_IDLE_MS 60000
 
-/* service.c: the group commit. Syncs every vgroup written since the last commit once
- * (sl_vstore_sync), then acknowledges the writes waiting for it (or fails them when their
- * vgroup's sync failed) and wakes change-log polls. Runs from vd_commit after every loop
- * iteration, and before anything closes a vgroup or the server. */
+/* commit.c: the group commit. sl__vn_commit_cb (the check handle, after every loop
+ * iteration) hands the vgroups written since the last commit to the sync thread, which
+ * syncs each one's log once; the writes waiting for it are then acknowledged (or failed
+ * when their vgroup's sync failed) and change-log polls woken. sl__vn_commit does all of
+ * that synchronously, after waiting for the commit in flight: before anything closes a
+ * vgroup or the server. */
 void sl__vn_commit(sl_vdaemon *vd);
 void sl__vn_commit_cb(uv_check_t *h);
+/* A pending write's record (free() it when the write fails), and parking the reply of a
+ * write applied to vg (sync off) in it until a commit covers it. */
+vn_pending *sl__vn_pending_alloc(void);
+void sl__vn_pending_park(sl_vdaemon *vd, vn_pending *p, vn_vgroup *vg, sl_rpc_reply *reply,
+                         uint64_t version, uint64_t rows);
+int sl__vn_syncer_start(sl_vdaemon *vd, sl_error *err);
+/* Commits what is pending and stops the thread (loop thread; the loop must run once more
+ * to release it). */
+void sl__vn_syncer_stop(sl_vdaemon *vd);
 
 /* mlink.c */
 void sl__vn_tick(uv_timer_t *t);
@@ -134,10 +157,27 @@ const vn_table *sl__vn_table_by_name(const vn_vgroup *vg, const char *name);
 /* service.c */
 extern const sl_rpc_method sl__vnode_methods[];
 extern const int sl__vnode_nmethods;
-/* Answers the parked long polls of vg that now have changes. */
+/* Answers reply with err (rc when err carries no code). */
+void sl__vn_reply_err(sl_rpc_reply *reply, int rc, sl_error *err);
+/* The hosted vgroup id, refreshing the assignment once when unknown; NULL after
+ * answering reply with the error. */
+vn_vgroup *sl__vn_need_vgroup(sl_vdaemon *vd, sl_rpc_reply *reply, uint32_t id);
+
+/* changes.c */
+void sl__vn_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud);
+/* Starts the change reader thread at CPU priority nice (0..19). */
+int sl__vn_reader_start(sl_vdaemon *vd, int nice, sl_error *err);
+/* Waits for every poll the reader holds, stops and joins it (loop thread; the loop must
+ * run once more to release it). No change-log read is served after it. */
+void sl__vn_reader_stop(sl_vdaemon *vd);
+/* Marks vg (every vgroup when NULL) closing and waits until the reader holds none of its
+ * polls. */
+void sl__vn_reader_quiesce(sl_vdaemon *vd, vn_vgroup *vg);
+/* Has the reader read the polls of vg that may now have changes (after a commit). */
 void sl__vn_wake_polls(vn_vgroup *vg);
-/* Answers every parked poll of vg with an error (vgroup closing). */
-void sl__vn_fail_polls(vn_vgroup *vg);
+/* Answers every poll of vg with an error (vgroup closing), after the reader is done
+ * with them. */
+void sl__vn_fail_polls(sl_vdaemon *vd, vn_vgroup *vg);
 
 /* query.c */
 void sl__vn_query(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud);

@@ -85,6 +85,21 @@ static int index_from_store(vn_vgroup *vg, sl_error *err)
     return 0;
 }
 
+/* The table cache calls of the loop thread: the change reader uses the cache too. */
+static void tcache_forget(vn_vgroup *vg, uint64_t uid)
+{
+    pthread_mutex_lock(&vg->vg_tcmu);
+    sl_vs_tcache_forget(vg->vg_tcache, uid);
+    pthread_mutex_unlock(&vg->vg_tcmu);
+}
+
+static void tcache_note_drop(vn_vgroup *vg, uint64_t uid)
+{
+    pthread_mutex_lock(&vg->vg_tcmu);
+    sl_vs_tcache_note_drop(vg->vg_tcache, uid);
+    pthread_mutex_unlock(&vg->vg_tcmu);
+}
+
 int sl__vn_vgroup_open(sl_vdaemon *vd, uint32_t id, sl_error *err)
 {
     vn_vgroup *vg = calloc(1, sizeof(*vg));
@@ -97,6 +112,7 @@ int sl__vn_vgroup_open(sl_vdaemon *vd, uint32_t id, sl_error *err)
     }
     vd->vd_vgroups = v;
     vg->vg_id = id;
+    pthread_mutex_init(&vg->vg_tcmu, NULL);
     char dir[1200];
     snprintf(dir, sizeof(dir), "%s/vgroup-%u", vd->vd_data, id);
     sl_vstore_options o;
@@ -111,6 +127,7 @@ int sl__vn_vgroup_open(sl_vdaemon *vd, uint32_t id, sl_error *err)
     if (rc < 0) {
         free_index(vg);
         sl_vs_tcache_close(vg->vg_tcache);
+        pthread_mutex_destroy(&vg->vg_tcmu);
         sl_vstore_close(vg->vg_vs);
         free(vg);
         return rc;
@@ -125,7 +142,7 @@ void sl__vn_vgroup_close(sl_vdaemon *vd, vn_vgroup *vg)
 {
     sl__vn_commit(vd); /* no pending write may outlive its vgroup */
     sl__vn_cursors_sweep(vd, 0, vg);
-    sl__vn_fail_polls(vg);
+    sl__vn_fail_polls(vd, vg);
     for (int i = 0; i < vd->vd_nvgroups; i++) {
         if (vd->vd_vgroups[i] == vg) {
             vd->vd_vgroups[i] = vd->vd_vgroups[--vd->vd_nvgroups];
@@ -134,6 +151,7 @@ void sl__vn_vgroup_close(sl_vdaemon *vd, vn_vgroup *vg)
     }
     sl_log(SL_LOG_INFO, "vnode", "vgroup closed vgroup_id=%u", vg->vg_id);
     sl_vs_tcache_close(vg->vg_tcache);
+    pthread_mutex_destroy(&vg->vg_tcmu);
     sl_vstore_close(vg->vg_vs);
     free_index(vg);
     free(vg);
@@ -219,7 +237,7 @@ static int put_def(vn_vgroup *vg, const Sluice__TableDef *d, sl_precision prec, 
     if (rc == 0)
         rc = sl_vstore_put_table(vg->vg_vs, &def, false, err);
     if (rc == 0)
-        sl_vs_tcache_forget(vg->vg_tcache, d->uid); /* name or tags may have changed */
+        tcache_forget(vg, d->uid); /* name or tags may have changed */
     free(cols);
     free(tags);
     sl_block_fini(&tv);
@@ -277,7 +295,7 @@ int sl__vn_apply_tables(vn_vgroup *vg, const uint8_t *p, size_t n, sl_error *err
         if (d->dropped) {
             ntb = tb_remove(tb, ntb, d->uid);
             /* Its retained change-log entries still need its group (filtered reads). */
-            sl_vs_tcache_note_drop(vg->vg_tcache, d->uid);
+            tcache_note_drop(vg, d->uid);
             if (sl_vstore_drop_table(vg->vg_vs, d->uid, true, NULL, NULL) == 0)
                 sl_log(SL_LOG_INFO, "vnode", "dropped table vgroup_id=%u uid=%" PRIu64,
                        vg->vg_id, d->uid);
@@ -328,7 +346,7 @@ int sl__vn_apply_tables(vn_vgroup *vg, const uint8_t *p, size_t n, sl_error *err
                 continue;
             sl_log(SL_LOG_INFO, "vnode", "dropping table vgroup_id=%u uid=%" PRIu64, vg->vg_id,
                    uids[i]);
-            sl_vs_tcache_note_drop(vg->vg_tcache, uids[i]);
+            tcache_note_drop(vg, uids[i]);
             sl_vstore_drop_table(vg->vg_vs, uids[i], true, NULL, NULL);
         }
         free(uids);
