@@ -198,14 +198,29 @@ static int exec_mnode_text(sl_conn *c, const sl_stmt *st, const char *sql, sl_re
         rc = set_db(c, rep->current_db[0] ? rep->current_db : st->u.use_db);
     if (rc == SL_ENOMEM)
         sl_error_set(err, rc, 0, 0, "out of memory");
+    if (rc == 0 && st != NULL)
+        forget_changed(c, st);
+    /* The tables a CREATE TABLE named, cached now: its first write needs no lookup. Only
+     * a cache: an entry that cannot be added is looked up when needed. */
+    sl_conn *mc = c->c_meta_to != NULL ? c->c_meta_to : c;
+    for (size_t i = 0; rc == 0 && i < rep->n_created; i++) {
+        sl__meta *m;
+        sl_error e2;
+        sl_error_clear(&e2);
+        if (sl__meta_add_pb(mc, rep->created[i], &m, &e2) < 0)
+            break;
+    }
     sluice__exec_reply__free_unpacked(rep, NULL);
     if (rc < 0) {
         sl_result_fini(res);
         return rc;
     }
-    if (st != NULL)
-        forget_changed(c, st);
     return 0;
+}
+
+void sl__conn_meta_to(sl_conn *c, sl_conn *to)
+{
+    c->c_meta_to = to;
 }
 
 static int exec_mnode(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err)

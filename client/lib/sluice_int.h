@@ -74,6 +74,8 @@ struct sl_conn {
     sl_error c_lookup_err;     /* an RPC failure hidden behind a "not found" lookup */
     bool c_retry;              /* the statement failed on stale metadata before writing
                                 * anything: running it once more may succeed */
+    sl_conn *c_meta_to;        /* caches the tables a CREATE TABLE names (ExecReply.created);
+                                * NULL: this connection (sl__conn_meta_to) */
     sl_conn_stats c_stats;
 };
 
@@ -109,6 +111,11 @@ int sl__meta_get(sl_conn *c, const char *db, const char *name, sl__meta **out, s
  * are skipped, unless the first of a request is missing: then that request fails. Returns
  * 0 or an error (nothing needs undoing: later lookups ask again). */
 #define META_PREFETCH_MAX 1024
+/* Has the metadata of the tables c's CREATE TABLE statements name (the mnode sends it with
+ * its answer) cached in to's table cache instead of c's: a connection that only runs DDL
+ * for another. to must outlive c's statements; the same thread uses both. */
+void sl__conn_meta_to(sl_conn *c, sl_conn *to);
+
 int sl__meta_prefetch(sl_conn *c, const char *db, const char *const *names, size_t n,
                       sl_error *err);
 

@@ -138,6 +138,44 @@ static bool is_ddl(sl_stmt_kind k)
     }
 }
 
+/* Most ExecReply.created. */
+#define EXEC_CREATED_MAX 1024
+
+/* The metadata of the tables a CREATE TABLE statement st names (ExecReply.created), from
+ * the catalog after it ran; names that do not resolve are left out. */
+static int created_metas(sl_mdaemon *md, sl_arena *a, const sl_stmt *st, const char *cur,
+                         Sluice__ExecReply *rp, sl_error *err)
+{
+    const sl_qname *one = NULL;
+    int n = 0;
+    if (st->kind == SL_STMT_CREATE_TABLE) {
+        one = &st->u.create_table.name;
+        n = 1;
+    } else if (st->kind == SL_STMT_CREATE_SUBTABLES) {
+        n = st->u.create_subtables.n;
+    }
+    if (n > EXEC_CREATED_MAX)
+        n = EXEC_CREATED_MAX;
+    if (n == 0)
+        return 0;
+    rp->created = sl_arena_alloc(a, sizeof(*rp->created) * (size_t)n);
+    if (rp->created == NULL)
+        return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+    for (int i = 0; i < n; i++) {
+        const sl_qname *q = one != NULL ? one : &st->u.create_subtables.items[i].name;
+        const char *db = q->db != NULL ? q->db : cur;
+        sl_mcatalog_table t;
+        sl_error e2;
+        sl_error_clear(&e2);
+        if (db == NULL || sl_mcatalog_table_get(md->md_cat, db, q->name, &t, &e2) < 0)
+            continue;
+        if ((rp->created[rp->n_created] = meta_pb(a, md->md_cat, &t)) == NULL)
+            return sl_error_set(err, SL_ENOMEM, 0, 0, "out of memory");
+        rp->n_created++;
+    }
+    return 0;
+}
+
 static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_mdaemon *md = ud;
@@ -204,6 +242,8 @@ static void m_exec(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
     Sluice__ExecReply rp = SLUICE__EXEC_REPLY__INIT;
     rp.result = &rs;
     rp.current_db = (char *)(new_db ? new_db : "");
+    if ((rc = created_metas(md, &a, st, cur, &rp, &err)) < 0)
+        goto fail;
     const sl_qname *sname = st->kind == SL_STMT_CREATE_STREAM  ? &st->u.create_stream.name
                             : st->kind == SL_STMT_START_STREAM ? &st->u.stream_ctl.name
                                                                : NULL;

@@ -30,6 +30,7 @@
 
 #include <uv.h>
 
+#include "client/lib/sluice_int.h"
 #include "common/sql/unparse.h"
 #include "common/types/rollup.h"
 #include "common/util/log.h"
@@ -674,6 +675,9 @@ static int setup(sl_stask *t, sl_error *err)
         rc = sl_connect(t->c_host, t->cfg.mnode_port, &t->ddl, err);
     if (rc < 0)
         return rc;
+    /* The output subtables it creates are written through t->run: their metadata, sent
+     * with the CREATE's answer, goes to that connection's cache. */
+    sl__conn_meta_to(t->ddl, t->run);
     sl_conn_set_epoch(t->run, atomic_load(&t->epoch));
     char url[300];
     snprintf(url, sizeof(url), "tcp://%s:%d", t->c_host, t->cfg.mnode_port);

@@ -9,8 +9,10 @@ import csv
 import io
 import os
 import random
+import signal
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -122,6 +124,47 @@ def test_cluster_errors_have_positions(cluster, bin_dir):
     assert r.returncode == 1 and "nope" in r.stderr
     hdr, rows = query(bin_dir, port, "select count(*) from m")
     assert rows == [["0"]]
+
+
+def served(log_path, who):
+    """{METHOD: count} from the "requests served" line a daemon logs when it stops."""
+    with open(log_path, errors="replace") as f:
+        lines = [ln for ln in f if f"{who}: requests served:" in ln]
+    assert lines, f"no 'requests served' line in {log_path}"
+    return {k: int(v) for k, v in
+            (kv.split("=") for kv in lines[-1].split("requests served:")[1].split())}
+
+
+def test_created_tables_need_no_lookup(cluster, bin_dir):
+    """The mnode answers CREATE TABLE with the metadata of the tables it names
+    (ExecReply.created) and libsluice caches it: writing to three new tables right after
+    creating them asks no TABLE_META (without it: one per table). The rows land; a failed
+    CREATE caches nothing."""
+    port = cluster.mport
+    sluice(bin_dir, port, "create database db; use db; "
+           "create stable st (ts timestamp, v int) tags (g int); "
+           "create table n1 (ts timestamp, x int); "
+           "insert into n1 values (1000, 7); "
+           "create table if not exists c1 using st tags (1) c2 using st tags (2); "
+           "insert into c1 values (1000, 1); insert into c2 values (2000, 2) (3000, 3)")
+    cluster.kill("mnode", signal.SIGTERM)
+    counts = served(os.path.join(cluster.root, "mnode.log"), "mnode")
+    assert counts["EXEC"] >= 5 and counts.get("TABLE_META", 0) == 0, counts
+    cluster.start_mnode()
+    deadline = time.time() + 30
+    while True:
+        r = sluice(bin_dir, port, "use db; select count(*), sum(v) from st", "--csv",
+                   check=False)
+        if r.returncode == 0 or time.time() > deadline:
+            break
+        time.sleep(0.3)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1:] == ["3,6"]
+    hdr, rows = query(bin_dir, port, "select x from n1")
+    assert rows == [["7"]]
+    r = sluice(bin_dir, port, "use db; create table n1 (ts timestamp, x int); "
+               "insert into n9 values (1000, 1)", "--continue", check=False)
+    assert r.returncode == 1 and "n9" in r.stderr
 
 
 def free_port():

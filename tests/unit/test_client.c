@@ -70,6 +70,8 @@ typedef struct fake {
     atomic_int writes[NVG], queries[NVG], deletes[NVG];
     _Atomic uint64_t last_write_epoch; /* envelope epoch of the last WRITE */
     atomic_int wrong_vgroup;   /* requests that reached a vnode not serving their vgroup */
+    atomic_bool send_created;  /* EXEC of CREATE TABLE answers ExecReply.created, as the
+                                * mnode does (mnode/daemon/service.c created_metas) */
 } fake;
 
 static fake *F;
@@ -354,7 +356,29 @@ static void h_exec(sl_rpc_reply *r, const sl_rpc_request *req, void *ud)
         Sluice__ExecReply rep = SLUICE__EXEC_REPLY__INIT;
         rep.result = &rs;
         rep.current_db = (char *)(is_use ? use_db : q->current_db);
+        /* CREATE TABLE: the metadata of the tables it names, when asked to send it */
+        Sluice__TableMeta created[8], *cp[8];
+        const sl_stmt *st = pr != NULL && pr->nstmts == 1 ? pr->stmts[0] : NULL;
+        int nnames = st == NULL || !atomic_load(&F->send_created) ? 0
+                     : st->kind == SL_STMT_CREATE_TABLE       ? 1
+                     : st->kind == SL_STMT_CREATE_SUBTABLES   ? st->u.create_subtables.n
+                                                              : 0;
+        for (int i = 0; i < nnames && rep.n_created < 8; i++) {
+            const sl_qname *qn = st->kind == SL_STMT_CREATE_TABLE
+                                     ? &st->u.create_table.name
+                                     : &st->u.create_subtables.items[i].name;
+            sl_error e2;
+            sl_error_clear(&e2);
+            if (meta_pb(qn->db != NULL ? qn->db : q->current_db, qn->name,
+                        &created[rep.n_created], &e2) == 0) {
+                cp[rep.n_created] = &created[rep.n_created];
+                rep.n_created++;
+            }
+        }
+        rep.created = cp;
         REPLY_PB(r, sluice__exec_reply, &rep);
+        for (size_t i = 0; i < rep.n_created; i++)
+            meta_pb_fini(&created[i]);
         sl_buf_fini(&blk);
         sl_result_fini(&res);
     }
@@ -1198,6 +1222,59 @@ static void test_meta_prefetch(void **state)
     sl_close(c);
 }
 
+/*
+ * ExecReply.created: the tables a CREATE TABLE names are cached from the EXEC answer, so
+ * the first write to them asks no TABLE_META; with sl__conn_meta_to they go to another
+ * connection's cache (the snode creates on a DDL connection and writes on another). A
+ * reply without them (an older mnode) leaves the lookups as they were.
+ */
+static void test_exec_reply_created(void **state)
+{
+    (void)state;
+    sl_conn *c = connect_fake();
+    load(c);
+    sl_close(c);
+    atomic_store(&F->send_created, true);
+    c = connect_fake();
+    sl_conn *w = connect_fake();
+    sl_error err;
+    sl_error_clear(&err);
+    q_ok0(c, "USE db");
+    int m0 = atomic_load(&F->meta_calls);
+    q_ok0(c, "CREATE TABLE n7 (ts TIMESTAMP, x INT)");
+    q_ok0(c, "CREATE TABLE IF NOT EXISTS e1 USING m TAGS ('LA', 3) e2 USING m TAGS ('NY', 4)");
+    sl_table_info ti;
+    assert_int_equal(sl_table_info_get(c, "db", "n7", &ti, &err), 0);
+    assert_int_equal(ti.meta.kind, SL_TABLE_NORMAL);
+    assert_int_equal(ti.meta.ncols, 2);
+    assert_int_equal(sl_table_info_get(c, "db", "e2", &ti, &err), 0);
+    assert_int_equal(ti.meta.kind, SL_TABLE_CHILD);
+    assert_int_equal(atomic_load(&F->meta_calls), m0); /* no lookup for either */
+    sl_result r;
+    assert_int_equal(sl_query(c, "INSERT INTO e1 VALUES (1000, 2, 1.5, 'a')", &r, &err), 0);
+    sl_result_fini(&r);
+    assert_int_equal(atomic_load(&F->meta_calls), m0);
+    /* Into another connection's cache: w answers e3 without asking, c asks. */
+    sl__conn_meta_to(c, w);
+    q_ok0(c, "CREATE TABLE e3 USING m TAGS ('SF', 5)");
+    assert_int_equal(sl_table_info_get(w, "db", "e3", &ti, &err), 0);
+    assert_string_equal(ti.meta.name, "e3");
+    assert_int_equal(atomic_load(&F->meta_calls), m0);
+    assert_int_equal(sl_table_info_get(c, "db", "e3", &ti, &err), 0);
+    assert_int_equal(atomic_load(&F->meta_calls), m0 + 1);
+    /* Without created metadata in the answer: looked up as before. */
+    atomic_store(&F->send_created, false);
+    sl__conn_meta_to(c, NULL);
+    q_ok0(c, "CREATE TABLE n8 (ts TIMESTAMP, x INT)");
+    assert_int_equal(sl_table_info_get(c, "db", "n8", &ti, &err), 0);
+    assert_int_equal(atomic_load(&F->meta_calls), m0 + 2);
+    /* A failed CREATE caches nothing. */
+    atomic_store(&F->send_created, true);
+    assert_true(sl_query(c, "CREATE TABLE n8 (ts TIMESTAMP, x INT)", &r, &err) < 0);
+    sl_close(w);
+    sl_close(c);
+}
+
 /* Whether table db.name is answered by the cache (no mnode call), and its kind/columns. */
 static bool cached(sl_conn *c, const char *db, const char *name, sl_table_info *ti)
 {
@@ -1455,6 +1532,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_insert_block, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_stale_cache_retried, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_meta_prefetch, fake_start, fake_stop),
+        cmocka_unit_test_setup_teardown(test_exec_reply_created, fake_start, fake_stop),
         cmocka_unit_test_setup_teardown(test_cache_forgets_what_ddl_changed, fake_start,
                                         fake_stop),
         cmocka_unit_test_setup_teardown(test_insert_blocks, fake_start, fake_stop),
