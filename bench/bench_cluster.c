@@ -173,7 +173,7 @@ static int spawn(bench_cluster *c, bc_proc *p, char *const argv[], char *msg, si
 static int start_proc(bench_cluster *c, bc_proc *p, char *msg, size_t msglen)
 {
     const bench_cluster_opts *o = &c->opts;
-    char exe[PATH_MAX + 32], data[512], port[16], hb[16], nc[16], nt[24], maddr[64];
+    char exe[PATH_MAX + 32], data[512], port[16], hb[16], nt[24], maddr[64];
     snprintf(maddr, sizeof(maddr), "tcp://127.0.0.1:%d", c->mport);
     snprintf(exe, sizeof(exe), "%s/sluice-%.5s", c->bindir, p->name);
     snprintf(data, sizeof(data), "%s/%s", c->dir, p->name);
@@ -199,10 +199,13 @@ static int start_proc(bench_cluster *c, bc_proc *p, char *msg, size_t msglen)
             argv[k++] = "--heartbeat-ms";
             argv[k++] = hb;
         }
-        if (p->name[0] == 's' && o->snode_nice > 0) {
-            snprintf(nc, sizeof(nc), "%d", o->snode_nice);
+        if (p->name[0] == 's' && o->snode_nice != NULL) {
             argv[k++] = "--nice";
-            argv[k++] = nc;
+            argv[k++] = (char *)o->snode_nice;
+        }
+        if (p->name[0] == 'v' && o->reader_nice != NULL) {
+            argv[k++] = "--reader-nice";
+            argv[k++] = (char *)o->reader_nice;
         }
     }
     argv[k] = NULL;

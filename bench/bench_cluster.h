@@ -28,7 +28,8 @@ typedef struct bench_cluster_opts {
     int vnodes;           /* sluice-vnode processes, >= 1 */
     int snodes;           /* sluice-snode processes, >= 0 */
     int heartbeat_ms;     /* snodes' --heartbeat-ms (0: the daemon's default) */
-    int snode_nice;       /* snodes' --nice (0: not given) */
+    const char *snode_nice;  /* snodes' --nice, "0".."19" or "idle" (NULL: not given) */
+    const char *reader_nice; /* vnodes' --reader-nice (NULL: not given) */
     int node_timeout_ms;  /* mnode's --node-timeout-ms (0: the daemon's default) */
     bool keep;            /* leave the folder (data, logs) behind at the end */
     const char *tag;      /* folder /tmp/sluice-bench-TAG.XXXXXX (NULL: "stream"); borrowed,

@@ -217,7 +217,8 @@ typedef struct sb_cfg {
     int samples;
     int threads;
     int batch;
-    int snode_nice;
+    const char *snode_nice;  /* --snode-nice: "0".."19" or "idle" (NULL: not given) */
+    const char *reader_nice; /* --reader-nice for the vnodes (NULL: not given) */
     bool quick;
     bool keep;
 } sb_cfg;
@@ -288,14 +289,25 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: sluice-bench stream [--tables N] [--rows N] [--snodes N] [--samples N]\n"
-            "                           [--threads N] [--batch N] [--snode-nice N] [--quick]\n"
-            "                           [--keep]\n"
+            "                           [--threads N] [--batch N] [--snode-nice N|idle]\n"
+            "                           [--reader-nice N|idle] [--quick] [--keep]\n"
             "  defaults: 1000 tables, 2000000 rows, 2 snodes, 200 latency samples, 16 client\n"
             "  threads (the cluster's full rate here: with 4 it idled a third of the CPU),\n"
             "  batches of 500 rows; --quick: 100 tables, 100000 rows, 30 samples;\n"
             "  --keep leaves the cluster's folder (data, logs) behind; --snode-nice N starts\n"
-            "  the snodes with --nice N (0..19: the streams yield the CPU to the writes)\n");
+            "  the snodes with --nice N (0..19 or idle: the streams yield the CPU to the\n"
+            "  writes), --reader-nice N the vnodes with --reader-nice N\n");
     exit(2);
+}
+
+/* A --nice value the daemons take: NULL (not given), 0..19 or idle. */
+static bool priority_ok(const char *s)
+{
+    if (s == NULL || strcmp(s, "idle") == 0)
+        return true;
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *s != '\0' && *end == '\0' && v >= 0 && v <= 19;
 }
 
 static void parse(sb_cfg *c, int argc, char **argv)
@@ -318,7 +330,9 @@ static void parse(sb_cfg *c, int argc, char **argv)
         else if (!strcmp(a, "--batch") && v)
             c->batch = atoi(argv[++i]);
         else if (!strcmp(a, "--snode-nice") && v)
-            c->snode_nice = atoi(argv[++i]);
+            c->snode_nice = argv[++i];
+        else if (!strcmp(a, "--reader-nice") && v)
+            c->reader_nice = argv[++i];
         else if (!strcmp(a, "--quick"))
             c->quick = true;
         else if (!strcmp(a, "--keep"))
@@ -335,8 +349,8 @@ static void parse(sb_cfg *c, int argc, char **argv)
             c->samples = 30;
     }
     if (c->tables < 1 || c->snodes < 1 || c->snodes > 16 || c->samples < 1 ||
-        c->threads < 1 || c->batch < 1 || c->batch > SL_BLOCK_ROWS_MAX || c->snode_nice < 0 ||
-        c->snode_nice > 19)
+        c->threads < 1 || c->batch < 1 || c->batch > SL_BLOCK_ROWS_MAX ||
+        !priority_ok(c->snode_nice) || !priority_ok(c->reader_nice))
         usage();
     if (c->rows < (long long)c->tables * COUNT_N || c->rows / c->tables > 1000000) {
         fprintf(stderr, "sluice-bench stream: --rows must give each table %d to 1000000 rows\n",
@@ -1077,9 +1091,12 @@ int cmd_stream(int argc, char **argv)
     for (int t = 0; t < cfg->tables; t++)
         expect_table(t, cfg->rows_per_table, r->expect);
     printf("sluice-bench stream: %d child tables x %d rows = %lld rows, %d client threads, "
-           "batches of %d rows, %d snodes (nice %d), %d latency samples%s\n",
+           "batches of %d rows, %d snodes (nice %s), vnode change readers at nice %s, "
+           "%d latency samples%s\n",
            cfg->tables, cfg->rows_per_table, r->total, cfg->threads, cfg->batch, cfg->snodes,
-           cfg->snode_nice, cfg->samples, cfg->quick ? " (--quick)" : "");
+           cfg->snode_nice ? cfg->snode_nice : "0",
+           cfg->reader_nice ? cfg->reader_nice : "10 (default)", cfg->samples,
+           cfg->quick ? " (--quick)" : "");
     bench_print_load();
 
     char msg[8192];
@@ -1087,6 +1104,7 @@ int cmd_stream(int argc, char **argv)
         fail("%s", msg);
     bench_cluster_opts co = {.vnodes = 2, .snodes = cfg->snodes, .heartbeat_ms = 200,
                              .snode_nice = cfg->snode_nice,
+                             .reader_nice = cfg->reader_nice,
                              .keep = cfg->keep};
     if (bench_cluster_start(&r->cl, &co, msg, sizeof(msg)) != 0)
         fail("cannot start the local cluster: %s", msg);

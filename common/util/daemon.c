@@ -7,7 +7,10 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +50,15 @@ static int set_one(const sl_daemon_opt *d, void *opts, const char *val, sl_error
     case SL_DOPT_STR:
         snprintf(field, d->so_size, "%s", val);
         return 0;
+    case SL_DOPT_NICE: {
+        long v = strtol(val, &end, 10);
+        if (strcmp(val, "idle") == 0)
+            v = SL_NICE_IDLE;
+        else if (*val == '\0' || *end != '\0' || v < 0 || v > 19)
+            return bad_value(d, val, err);
+        *(int *)(void *)field = (int)v;
+        return 0;
+    }
     case SL_DOPT_INT:
     case SL_DOPT_I64: {
         long long v = strtoll(val, &end, 10);
@@ -254,4 +266,25 @@ void sl_daemon_local_url(char *out, size_t n, const char *host, int port)
     bool wild = host == NULL || host[0] == '\0' || strcmp(host, "0.0.0.0") == 0 ||
                 strcmp(host, "*") == 0 || strcmp(host, "::") == 0;
     snprintf(out, n, "tcp://%s:%d", wild ? "127.0.0.1" : host, port);
+}
+
+int sl_daemon_set_priority(int tid, int nice)
+{
+    if (nice == SL_NICE_IDLE) {
+        struct sched_param sp = {.sched_priority = 0};
+        return sched_setscheduler((pid_t)tid, SCHED_IDLE, &sp);
+    }
+    if (nice < 0 || nice > 19) {
+        errno = EINVAL;
+        return -1;
+    }
+    return nice > 0 ? setpriority(PRIO_PROCESS, (id_t)tid, nice) : 0;
+}
+
+const char *sl_daemon_priority_name(int nice, char *buf, size_t n)
+{
+    if (nice == SL_NICE_IDLE)
+        return "idle";
+    snprintf(buf, n, "%d", nice);
+    return buf;
 }

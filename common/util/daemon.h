@@ -28,7 +28,12 @@ typedef enum sl_daemon_opt_type {
     SL_DOPT_LOG_LEVEL, /* char[so_size] holding a name sl_log_level_parse accepts */
     SL_DOPT_BOOL,      /* bool set by a flag without a value; command line only (no
                         * environment variable, no config key): for actions like --health */
+    SL_DOPT_NICE,      /* int: a CPU priority, 0..19 or `idle` (SL_NICE_IDLE) */
 } sl_daemon_opt_type;
+
+/* The `idle` CPU priority: Linux's SCHED_IDLE class, which runs only when no other thread
+ * of the host wants the CPU (nice 19 still takes a share of it). */
+#define SL_NICE_IDLE 20
 
 typedef struct sl_daemon_opt {
     const char *so_name;     /* long flag name and config-file key, e.g. "port" */
@@ -49,6 +54,9 @@ typedef struct sl_daemon_opt {
 #define SL_DOPT_FLAG(T, name, field)                                                       \
     {.so_name = (name), .so_type = SL_DOPT_BOOL, .so_offset = offsetof(T, field),         \
      .so_size = sizeof(((T *)0)->field)}
+#define SL_DOPT_PRIORITY(T, name, field)                                                   \
+    {.so_name = (name), .so_type = SL_DOPT_NICE, .so_offset = offsetof(T, field),         \
+     .so_size = sizeof(((T *)0)->field), .so_hint = " (0..19 or idle)"}
 #define SL_DOPT_NUMBER(T, name, field, type, lo, hi, hint)                                 \
     {.so_name = (name), .so_type = (type), .so_offset = offsetof(T, field),               \
      .so_size = sizeof(((T *)0)->field), .so_min = (lo), .so_max = (hi), .so_hint = (hint)}
@@ -94,5 +102,15 @@ int sl_daemon_advertise(char *out, size_t n, const char *advertise, const char *
  * "::" or empty), `tcp://host:port` otherwise.
  */
 void sl_daemon_local_url(char *out, size_t n, const char *host, int port);
+
+/*
+ * Gives thread tid (0: the calling thread) the CPU priority nice: a nice value 1..19, or
+ * SL_NICE_IDLE for the SCHED_IDLE class; 0 leaves it as it is. Threads created by it later
+ * inherit it. Returns 0, or -1 with errno set.
+ */
+int sl_daemon_set_priority(int tid, int nice);
+
+/* "idle" for SL_NICE_IDLE, else the number (buf holds it). */
+const char *sl_daemon_priority_name(int nice, char *buf, size_t n);
 
 #endif

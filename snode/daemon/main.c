@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "common/util/daemon.h"
@@ -55,9 +54,10 @@ static void usage(FILE *f)
             "                       auto: tcp://HOSTNAME:PORT with this machine's host name)\n"
             "  --mnode URL          the mnode (default tcp://127.0.0.1:6030)\n"
             "  --heartbeat-ms N     heartbeat interval to the mnode (default %d)\n"
-            "  --nice N             CPU priority of every thread, 0..19 (default 0); on a host\n"
-            "                       shared with vnodes a higher value lets writes go first and\n"
-            "                       the streams catch up after a burst\n"
+            "  --nice N|idle        CPU priority of every thread, 0..19 (default 0) or idle\n"
+            "                       (SCHED_IDLE: only CPU nothing else wants); on a host\n"
+            "                       shared with vnodes it lets writes go first and the\n"
+            "                       streams catch up after\n"
             "  --log-level LEVEL    debug, info, warn, error (default info)\n"
             "  --health             do not start: ask the snode running with these settings\n"
             "                       for its status; exit 0 when it is registered and its\n"
@@ -73,7 +73,7 @@ static const sl_daemon_opt sd_settings[] = {
     SL_DOPT_STRING(sd_opts, "mnode", mnode),
     SL_DOPT_NUMBER(sd_opts, "heartbeat-ms", heartbeat_ms, SL_DOPT_INT, 10, 600000,
                    " (10..600000)"),
-    SL_DOPT_NUMBER(sd_opts, "nice", nice, SL_DOPT_INT, 0, 19, " (0..19)"),
+    SL_DOPT_PRIORITY(sd_opts, "nice", nice),
     SL_DOPT_LEVEL(sd_opts, "log-level", log_level),
     SL_DOPT_FLAG(sd_opts, "health", health),
 };
@@ -203,10 +203,13 @@ int main(int argc, char **argv)
         return exit_code;
     if (o.health)
         return health(&o);
-    /* Before any thread exists: Linux keeps the nice value per thread, and new threads
-     * (nng's, libuv's pool, the stream tasks) inherit their creator's. */
-    if (o.nice > 0 && setpriority(PRIO_PROCESS, 0, o.nice) < 0) {
-        sl_log(SL_LOG_ERROR, "snode", "cannot set nice=%d: %s", o.nice, strerror(errno));
+    /* Before any thread exists: Linux keeps the nice value and the scheduling class per
+     * thread, and new threads (nng's, libuv's pool, the stream tasks) inherit their
+     * creator's. */
+    char nb[16];
+    const char *nice_name = sl_daemon_priority_name(o.nice, nb, sizeof(nb));
+    if (sl_daemon_set_priority(0, o.nice) < 0) {
+        sl_log(SL_LOG_ERROR, "snode", "cannot set nice=%s: %s", nice_name, strerror(errno));
         return 1;
     }
     sl_error err = {0};
@@ -270,8 +273,8 @@ int main(int argc, char **argv)
     sd.sd_tick.data = &sd;
     uv_timer_start(&sd.sd_tick, sl__sn_tick, 0, (uint64_t)sd.sd_heartbeat_ms);
     sl_log(SL_LOG_INFO, "snode",
-           "listening url=%s advertise=%s mnode=%s data=%s heartbeat_ms=%d nice=%d", url,
-           sd.sd_addr, o.mnode, o.data, sd.sd_heartbeat_ms, o.nice);
+           "listening url=%s advertise=%s mnode=%s data=%s heartbeat_ms=%d nice=%s", url,
+           sd.sd_addr, o.mnode, o.data, sd.sd_heartbeat_ms, nice_name);
     uv_run(sd.sd_loop, UV_RUN_DEFAULT);
     sl__sn_shutdown(&sd);
     uv_run(sd.sd_loop, UV_RUN_DEFAULT);

@@ -315,6 +315,49 @@ def test_changelog_cap(bin_dir, tmp_path):
         c.stop()
 
 
+def thread_policy(pid):
+    """{thread name: [scheduling policies]} of process pid (field 41 of
+    /proc/PID/task/TID/stat: 0 SCHED_OTHER, 5 SCHED_IDLE)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/comm") as f:
+            name = f.read().strip()
+        with open(f"/proc/{pid}/task/{tid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        out.setdefault(name, []).append(int(fields[38]))
+    return out
+
+
+def test_idle_priority(bin_dir, tmp_path):
+    """`idle` as a CPU priority: `sluice-snode --nice idle` runs every thread of the snode in
+    the SCHED_IDLE class, `sluice-vnode --reader-nice idle` the change reader alone; the
+    rest of the vnode stays SCHED_OTHER; "idle" is the only word taken."""
+    from conftest import Cluster
+    for exe, flag in (("sluice-snode", "--nice"), ("sluice-vnode", "--reader-nice")):
+        r = subprocess.run([os.path.join(bin_dir, exe), flag, "idel"], capture_output=True,
+                           text=True, timeout=10)
+        assert r.returncode == 2 and "0..19 or idle" in r.stderr, r.stderr
+    c = Cluster(bin_dir, tmp_path, 1, vnode_args=["--reader-nice", "idle"], nsnodes=1,
+                snode_args=["--nice", "idle"])
+    c.start()
+    try:
+        vp = thread_policy(c.procs["vnode0"].pid)
+        assert vp.pop("vn-reader") == [5], vp
+        assert all(p == 0 for ps in vp.values() for p in ps), vp
+        sp = thread_policy(c.procs["snode0"].pid)
+        assert sum(len(ps) for ps in sp.values()) > 1
+        assert all(p == 5 for ps in sp.values() for p in ps), sp
+        # Still serving: a write and its change-log read.
+        c.exec("CREATE DATABASE db VGROUPS 1")
+        c.exec("CREATE TABLE t (ts TIMESTAMP, v BIGINT)", "db")
+        c.rpc("write", c.maddr, "db", "t", stdin="1000,5\n")
+        fields = dict(kv.split("=", 1) for kv in c.rpc("meta", c.maddr, "db", "t").stdout.split())
+        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0)
+        assert "changes=" in r.stdout.splitlines()[0]
+    finally:
+        c.stop()
+
+
 def thread_nice(pid):
     """{thread name: [nice values]} of every thread of process pid (field 19 of
     /proc/PID/task/TID/stat, counted after the ")" that ends the name)."""

@@ -10,7 +10,7 @@
  * polls as applying the writes, and ingest slowed to a fifth. Now the loop thread only
  * decodes the request, compiles its filter and hands the poll to one reader thread, which
  * reads, filters and packs the reply; the loop sends it. Writes never wait for a read,
- * and the reader runs at a lower CPU priority (--reader-nice, default 10), so when the
+ * and the reader runs at a lower CPU priority (--reader-nice, default 10, or idle), so when the
  * host is short of CPU, client writes come first and the streams catch up after (the
  * readers' next reads just carry more changes each).
  *
@@ -36,10 +36,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/util/daemon.h"
 #include "common/util/log.h"
 #include "vdaemon.h"
 #include "vnode.pb-c.h"
@@ -239,12 +239,12 @@ static void *reader_main(void *arg)
 {
     vn_reader *r = arg;
     pthread_setname_np(pthread_self(), "vn-reader");
-    /* Linux keeps the nice value per thread: this one yields the CPU to the loop's
-     * writes. */
-    if (r->nice > 0 &&
-        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), r->nice) < 0)
-        sl_log(SL_LOG_WARN, "vnode", "change reader: cannot set nice=%d: %s", r->nice,
-               strerror(errno));
+    /* Linux keeps the nice value and the scheduling class per thread: this one yields the
+     * CPU to the loop's writes. */
+    char nb[16];
+    if (sl_daemon_set_priority((int)syscall(SYS_gettid), r->nice) < 0)
+        sl_log(SL_LOG_WARN, "vnode", "change reader: cannot set nice=%s: %s",
+               sl_daemon_priority_name(r->nice, nb, sizeof(nb)), strerror(errno));
     pthread_mutex_lock(&r->mu);
     for (;;) {
         while (!r->stop && r->queue == NULL)

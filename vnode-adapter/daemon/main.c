@@ -55,9 +55,10 @@ static void usage(FILE *f)
             "  --changelog-max-entries N  change-log entries kept per vgroup beyond the\n"
             "                       low-water mark (default %d; 0 keeps all)\n"
             "  --changelog-max-bytes N    change-log bytes kept per vgroup (default 0: no cap)\n"
-            "  --reader-nice N      CPU priority of the thread answering change-log reads (the\n"
-            "                       streams' trigger readers), 0..19 (default %d): client\n"
-            "                       writes come first when the host is short of CPU\n"
+            "  --reader-nice N|idle CPU priority of the thread answering change-log reads (the\n"
+            "                       streams' trigger readers), 0..19 (default %d) or idle\n"
+            "                       (SCHED_IDLE): client writes come first when the host is\n"
+            "                       short of CPU\n"
             "  --health             do not start: check the vnode running with these settings;\n"
             "                       exit 0 when it answers and has its node id from the mnode\n"
             "                       in DATA/node_id, 1 otherwise (the container healthcheck)\n",
@@ -73,7 +74,7 @@ static const sl_daemon_opt vd_settings[] = {
     SL_DOPT_LEVEL(vd_opts, "log-level", log_level),
     SL_DOPT_NUMBER(vd_opts, "changelog-max-entries", log_max_entries, SL_DOPT_U64, 0, 0, NULL),
     SL_DOPT_NUMBER(vd_opts, "changelog-max-bytes", log_max_bytes, SL_DOPT_U64, 0, 0, NULL),
-    SL_DOPT_NUMBER(vd_opts, "reader-nice", reader_nice, SL_DOPT_INT, 0, 19, " (0..19)"),
+    SL_DOPT_PRIORITY(vd_opts, "reader-nice", reader_nice),
     SL_DOPT_FLAG(vd_opts, "health", health),
 };
 
@@ -230,8 +231,10 @@ int main(int argc, char **argv)
     uv_timer_init(vd.vd_loop, &vd.vd_tick);
     vd.vd_tick.data = &vd;
     uv_timer_start(&vd.vd_tick, sl__vn_tick, 0, 1000);
-    sl_log(SL_LOG_INFO, "vnode", "listening url=%s advertise=%s mnode=%s data=%s reader_nice=%d",
-           url, vd.vd_addr, o.mnode, o.data, o.reader_nice);
+    char nb[16];
+    sl_log(SL_LOG_INFO, "vnode", "listening url=%s advertise=%s mnode=%s data=%s reader_nice=%s",
+           url, vd.vd_addr, o.mnode, o.data,
+           sl_daemon_priority_name(o.reader_nice, nb, sizeof(nb)));
     uv_run(vd.vd_loop, UV_RUN_DEFAULT);
     sl_rpc_server_close(vd.vd_srv);
     sl_rpc_client_close(vd.vd_mnode);
