@@ -315,17 +315,27 @@ def test_changelog_cap(bin_dir, tmp_path):
         c.stop()
 
 
-def thread_policy(pid):
-    """{thread name: [scheduling policies]} of process pid (field 41 of
-    /proc/PID/task/TID/stat: 0 SCHED_OTHER, 5 SCHED_IDLE)."""
+def thread_stat(pid, field):
+    """{thread name: [values]} of one field of /proc/PID/task/TID/stat for every thread of
+    process pid (counted from 1, as proc(5) does; the fields after the ")" that ends the
+    name start at 3): 19 the nice value, 41 the scheduling policy (0 SCHED_OTHER, 5
+    SCHED_IDLE)."""
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         with open(f"/proc/{pid}/task/{tid}/comm") as f:
             name = f.read().strip()
         with open(f"/proc/{pid}/task/{tid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        out.setdefault(name, []).append(int(fields[38]))
+        out.setdefault(name, []).append(int(fields[field - 3]))
     return out
+
+
+def thread_policy(pid):
+    return thread_stat(pid, 41)
+
+
+def thread_nice(pid):
+    return thread_stat(pid, 19)
 
 
 def test_idle_priority(bin_dir, tmp_path):
@@ -356,19 +366,6 @@ def test_idle_priority(bin_dir, tmp_path):
         assert "changes=" in r.stdout.splitlines()[0]
     finally:
         c.stop()
-
-
-def thread_nice(pid):
-    """{thread name: [nice values]} of every thread of process pid (field 19 of
-    /proc/PID/task/TID/stat, counted after the ")" that ends the name)."""
-    out = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{tid}/comm") as f:
-            name = f.read().strip()
-        with open(f"/proc/{pid}/task/{tid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        out.setdefault(name, []).append(int(fields[16]))
-    return out
 
 
 def test_vnode_reader_and_sync_threads(bin_dir, tmp_path):
