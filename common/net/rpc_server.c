@@ -9,7 +9,7 @@
  *     RECV --(nng thread)--> QUEUED --(loop)--> HANDLER --(loop: reply)--> SEND --(nng)--> RECV
  *
  * nng threads only move a slot from RECV to QUEUED (append it to the ready queue under
- * srv->mu and uv_async_send) and from SEND back to RECV; every decode, lookup, handler
+ * srv->mu and wake it, sl_wake_send) and from SEND back to RECV; every decode, lookup, handler
  * call and cancel callback runs on the loop thread. A slot whose request is pending does
  * not receive, so at most max_inflight requests exist at once and the rest wait in their
  * connections. srv->closing, set under srv->mu, stops nng threads from queueing or
@@ -18,6 +18,7 @@
  * nng thread touches the server or the loop afterwards.
  */
 #include "rpc_int.h"
+#include "wake.h"
 #include "common/util/log.h"
 
 #include <nng/protocol/reqrep0/rep.h>
@@ -61,7 +62,7 @@ struct sl_rpc_reply {
 
 struct sl_rpc_server {
     uv_loop_t *loop;          /* the loop every handler runs on */
-    uv_async_t async;         /* wakes the loop when slots are queued */
+    sl_wake wake;             /* wakes the loop when slots are queued */
     uv_timer_t sweep;         /* answers requests pending past request_timeout_ms */
     int open_handles;         /* uv handles not yet closed; memory is freed at 0 */
     nng_socket sock;          /* rep0 socket */
@@ -168,8 +169,8 @@ static void slot_cb(void *arg)
         srv->ready_head = s;
     srv->ready_tail = s;
     uv_mutex_unlock(&srv->mu);
-    /* close frees this aio (waiting for this callback) before it closes the async. */
-    uv_async_send(&srv->async);
+    /* close frees this aio (waiting for this callback) before it closes the wake. */
+    sl_wake_send(&srv->wake);
 }
 
 /* Admits a new connection while fewer than max_connections are open, otherwise closes it
@@ -302,9 +303,9 @@ static void slot_dispatch(sl_rpc_server *srv, sl_rpc_reply *s)
     sluice__envelope__free_unpacked(env, NULL);
 }
 
-static void on_async(uv_async_t *h)
+static void on_wake(sl_wake *w)
 {
-    sl_rpc_server *srv = h->data;
+    sl_rpc_server *srv = w->data;
     for (;;) {
         /* One at a time, so a handler that closes the server leaves the rest for close. */
         uv_mutex_lock(&srv->mu);
@@ -535,12 +536,11 @@ int sl_rpc_server_open(sl_rpc_server **out, uv_loop_t *loop, const char *listen_
                           nng_strerror(nrv));
         goto fail;
     }
-    if (uv_async_init(loop, &srv->async, on_async) != 0) {
+    if (sl_wake_init(loop, &srv->wake, on_wake, srv) != 0) {
         rc = sl_error_set(err, SL_EIO, 0, 0, "rpc server: cannot create the loop wake-up");
         goto fail;
     }
     /* Nothing fails from here on: uv handles need the loop to be released. */
-    srv->async.data = srv;
     uv_timer_init(loop, &srv->sweep);
     srv->sweep.data = srv;
     srv->open_handles = 2;
@@ -561,11 +561,20 @@ fail:
     return rc;
 }
 
-static void on_handle_closed(uv_handle_t *h)
+static void handle_closed(sl_rpc_server *srv)
 {
-    sl_rpc_server *srv = h->data;
     if (--srv->open_handles == 0)
         server_free(srv);
+}
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    handle_closed(h->data);
+}
+
+static void on_wake_closed(sl_wake *w)
+{
+    handle_closed(w->data);
 }
 
 void sl_rpc_server_close(sl_rpc_server *srv)
@@ -647,7 +656,7 @@ void sl_rpc_server_close(sl_rpc_server *srv)
     }
     uv_timer_stop(&srv->sweep);
     uv_close((uv_handle_t *)&srv->sweep, on_handle_closed);
-    uv_close((uv_handle_t *)&srv->async, on_handle_closed);
+    sl_wake_close(&srv->wake, on_wake_closed);
 }
 
 int sl_rpc_server_served(const sl_rpc_server *srv, char *buf, size_t n)

@@ -62,9 +62,9 @@ static void item_unref(sn_nitem *it)
         item_free(it);
 }
 
-static void on_async(uv_async_t *h)
+static void on_wake(sl_wake *w)
 {
-    sl_sdaemon *sd = h->data;
+    sl_sdaemon *sd = w->data;
     pthread_mutex_lock(&sd->sd_nmu);
     sn_nitem *list = sd->sd_nhead;
     sd->sd_nhead = sd->sd_ntail = NULL;
@@ -291,7 +291,7 @@ static void on_event(void *ud, const sl_stask *task, const sl_trig_event *ev,
         sd->sd_nhead = it;
     sd->sd_ntail = it;
     pthread_mutex_unlock(&sd->sd_nmu);
-    uv_async_send(&sd->sd_nasync);
+    sl_wake_send(&sd->sd_nwake);
     /* Wait until it is in the outbox, so that the task's next checkpoint never passes an
      * event that is not stored (bounded, so a stopping daemon is never blocked). Stopping
      * tasks wait too: they are joined off the loop (tasks.c), which stays free to store. */
@@ -314,14 +314,16 @@ int sl__sn_notify_open(sl_sdaemon *sd, sl_error *err)
 {
     pthread_mutex_init(&sd->sd_nmu, NULL);
     pthread_cond_init(&sd->sd_ncond, NULL);
-    uv_async_init(sd->sd_loop, &sd->sd_nasync, on_async);
-    sd->sd_nasync.data = sd;
+    if (sl_wake_init(sd->sd_loop, &sd->sd_nwake, on_wake, sd) != 0)
+        return sl_error_set(err, SL_EIO, 0, 0, "cannot create the notifier's wake-up");
     sl_notifier_opts o = {.loop = sd->sd_loop,
                           .kv = sd->sd_kv,
                           .cf = sl_kv_cf_get(sd->sd_kv, "outbox")};
     int rc = sl_notifier_open(&sd->sd_notifier, &o, err);
-    if (rc < 0)
+    if (rc < 0) {
+        sl_wake_close(&sd->sd_nwake, NULL);
         return rc;
+    }
     sd->sd_on_event = on_event;
     sd->sd_event_ud = sd;
     return 0;
@@ -329,8 +331,8 @@ int sl__sn_notify_open(sl_sdaemon *sd, sl_error *err)
 
 void sl__sn_notify_close(sl_sdaemon *sd)
 {
-    on_async(&sd->sd_nasync); /* post what the stopped tasks queued */
-    uv_close((uv_handle_t *)&sd->sd_nasync, NULL);
+    on_wake(&sd->sd_nwake); /* post what the stopped tasks queued */
+    sl_wake_close(&sd->sd_nwake, NULL);
     sl_notifier_close(sd->sd_notifier);
     sd->sd_notifier = NULL;
 }

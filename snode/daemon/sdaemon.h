@@ -26,6 +26,7 @@
 
 #include "common/kv/kv.h"
 #include "common/net/rpc.h"
+#include "common/net/wake.h"
 #include "common/sql/parser.h"
 #include "snode/notify/notifier.h"
 #include "snode/runtime/stask.h"
@@ -106,7 +107,7 @@ typedef struct sl_sdaemon {
     /* notifications (notify.c): tasks queue records, the loop posts them */
     sl_notifier *sd_notifier;
     bool sd_notify_open;
-    uv_async_t sd_nasync;
+    sl_wake sd_nwake;
     pthread_mutex_t sd_nmu;
     pthread_cond_t sd_ncond;
     sn_nitem *sd_nhead, *sd_ntail;

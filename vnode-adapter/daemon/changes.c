@@ -39,6 +39,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/net/wake.h"
 #include "common/util/daemon.h"
 #include "common/util/log.h"
 #include "vdaemon.h"
@@ -231,7 +232,7 @@ struct vn_reader {
     vn_poll *done, **done_tail;
     bool stop;
     int nice;
-    uv_async_t async;         /* wakes the loop for the done list */
+    sl_wake wake;             /* wakes the loop for the done list */
     sl_vdaemon *vd;
 };
 
@@ -262,7 +263,7 @@ static void *reader_main(void *arg)
         *r->done_tail = p;
         r->done_tail = &p->qnext;
         pthread_cond_broadcast(&r->idle);
-        uv_async_send(&r->async);
+        sl_wake_send(&r->wake);
     }
     pthread_mutex_unlock(&r->mu);
     return NULL;
@@ -286,14 +287,14 @@ static void drain_done(vn_reader *r)
     }
 }
 
-static void on_done(uv_async_t *h)
+static void on_done(sl_wake *w)
 {
-    drain_done(h->data);
+    drain_done(w->data);
 }
 
-static void reader_free_cb(uv_handle_t *h)
+static void reader_free_cb(sl_wake *w)
 {
-    free(h->data);
+    free(w->data);
 }
 
 int sl__vn_reader_start(sl_vdaemon *vd, int nice, sl_error *err)
@@ -308,11 +309,16 @@ int sl__vn_reader_start(sl_vdaemon *vd, int nice, sl_error *err)
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->work, NULL);
     pthread_cond_init(&r->idle, NULL);
-    uv_async_init(vd->vd_loop, &r->async, on_done);
-    r->async.data = r;
+    if (sl_wake_init(vd->vd_loop, &r->wake, on_done, r) != 0) {
+        pthread_mutex_destroy(&r->mu);
+        pthread_cond_destroy(&r->work);
+        pthread_cond_destroy(&r->idle);
+        free(r);
+        return sl_error_set(err, SL_EIO, 0, 0, "cannot create the change reader's wake-up");
+    }
     int rc = pthread_create(&r->thread, NULL, reader_main, r);
     if (rc != 0) {
-        uv_close((uv_handle_t *)&r->async, reader_free_cb);
+        sl_wake_close(&r->wake, reader_free_cb);
         return sl_error_set(err, SL_EIO, 0, 0, "cannot start the change reader: %s",
                             strerror(rc));
     }
@@ -371,7 +377,7 @@ void sl__vn_reader_stop(sl_vdaemon *vd)
     pthread_cond_destroy(&r->work);
     pthread_cond_destroy(&r->idle);
     vd->vd_reader = NULL;
-    uv_close((uv_handle_t *)&r->async, reader_free_cb);
+    sl_wake_close(&r->wake, reader_free_cb);
 }
 
 /* Hands p to the reader (loop thread). */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/net/wake.h"
 #include "common/util/log.h"
 #include "vdaemon.h"
 #include "vnode.pb-c.h"
@@ -51,7 +52,7 @@ struct vn_syncer {
     bool finished;        /* the thread is done with it: the loop acknowledges */
     bool busy;            /* loop: a job is out (posted or finished, not acknowledged) */
     vn_cjob job;
-    uv_async_t async;
+    sl_wake wake;
 };
 
 static void pending_cancel(sl_rpc_reply *reply, void *arg)
@@ -180,7 +181,7 @@ static void *syncer_main(void *arg)
         s->posted = false;
         s->finished = true;
         pthread_cond_broadcast(&s->done);
-        uv_async_send(&s->async);
+        sl_wake_send(&s->wake);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
@@ -207,9 +208,9 @@ static void commit_finish(sl_vdaemon *vd, bool wait)
     job_ack(vd, &s->job);
 }
 
-static void on_synced(uv_async_t *h)
+static void on_synced(sl_wake *w)
 {
-    sl_vdaemon *vd = h->data;
+    sl_vdaemon *vd = w->data;
     commit_finish(vd, false);
     commit_start(vd); /* what arrived during that sync */
 }
@@ -245,9 +246,9 @@ void sl__vn_commit(sl_vdaemon *vd)
     free(j.rc);
 }
 
-static void syncer_free_cb(uv_handle_t *h)
+static void syncer_free_cb(sl_wake *w)
 {
-    vn_syncer *s = h->data;
+    vn_syncer *s = w->data;
     free(s->job.vg);
     free(s->job.rc);
     free(s);
@@ -261,12 +262,17 @@ int sl__vn_syncer_start(sl_vdaemon *vd, sl_error *err)
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->done, NULL);
-    uv_async_init(vd->vd_loop, &s->async, on_synced);
-    s->async.data = vd;
+    if (sl_wake_init(vd->vd_loop, &s->wake, on_synced, vd) != 0) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->work);
+        pthread_cond_destroy(&s->done);
+        free(s);
+        return sl_error_set(err, SL_EIO, 0, 0, "cannot create the sync thread's wake-up");
+    }
     int rc = pthread_create(&s->thread, NULL, syncer_main, s);
     if (rc != 0) {
-        s->async.data = s;
-        uv_close((uv_handle_t *)&s->async, syncer_free_cb);
+        s->wake.data = s;
+        sl_wake_close(&s->wake, syncer_free_cb);
         return sl_error_set(err, SL_EIO, 0, 0, "cannot start the sync thread: %s",
                             strerror(rc));
     }
@@ -289,6 +295,6 @@ void sl__vn_syncer_stop(sl_vdaemon *vd)
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
     vd->vd_syncer = NULL;
-    s->async.data = s;
-    uv_close((uv_handle_t *)&s->async, syncer_free_cb);
+    s->wake.data = s;
+    sl_wake_close(&s->wake, syncer_free_cb);
 }
