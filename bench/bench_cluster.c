@@ -3,6 +3,7 @@
 #include "bench_cluster.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -548,10 +549,11 @@ int bench_cluster_snode_log_count(const bench_cluster *c, int i, const char *pat
     return count;
 }
 
-double bench_proc_cpu_sec(pid_t pid)
+/* utime + stime (seconds) of a /proc stat file; -1 when unreadable, or when comm is not
+ * NULL and the file's command name differs. */
+static double stat_cpu_sec(const char *path, const char *comm)
 {
-    char path[64], buf[2048];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    char buf[2048];
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return -1;
@@ -560,14 +562,46 @@ double bench_proc_cpu_sec(pid_t pid)
     buf[n] = '\0';
     /* Fields after the command name (which may hold spaces) start after the last ')':
      * state(3) ... utime(14) stime(15). */
+    const char *open = strchr(buf, '(');
     const char *p = strrchr(buf, ')');
-    if (p == NULL)
+    if (open == NULL || p == NULL || p < open)
+        return -1;
+    if (comm != NULL &&
+        ((size_t)(p - open - 1) != strlen(comm) || memcmp(open + 1, comm, strlen(comm)) != 0))
         return -1;
     unsigned long long utime = 0, stime = 0;
     if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
                &stime) != 2)
         return -1;
     return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+double bench_proc_cpu_sec(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    return stat_cpu_sec(path, NULL);
+}
+
+double bench_thread_cpu_sec(pid_t pid, const char *comm)
+{
+    char path[96];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return -1;
+    double sum = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%d/task/%.20s/stat", (int)pid, e->d_name);
+        double s = stat_cpu_sec(path, comm);
+        if (s > 0)
+            sum += s;
+    }
+    closedir(d);
+    return sum;
 }
 
 long long bench_proc_rss_bytes(pid_t pid)

@@ -106,6 +106,10 @@ int bench_cluster_snode_log_count(const bench_cluster *c, int i, const char *pat
 /* CPU time (user + system, seconds) of process pid from /proc/PID/stat; -1 on error. */
 double bench_proc_cpu_sec(pid_t pid);
 
+/* CPU time (seconds) of the threads of process pid named comm (/proc/PID/task/TID/stat;
+ * threads that ended are not counted); -1 when the process is gone. */
+double bench_thread_cpu_sec(pid_t pid, const char *comm);
+
 /* Resident set size (VmRSS, bytes) of process pid from /proc/PID/status; -1 on error. */
 long long bench_proc_rss_bytes(pid_t pid);
 

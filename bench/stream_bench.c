@@ -6,7 +6,9 @@
  *   1. Baseline: database `bench` (VGROUPS 4), super table meters(ts, current FLOAT,
  *      voltage INT, phase FLOAT) TAGS (groupid INT, location VARCHAR(24)), T child tables,
  *      M generated rows inserted through libsluice by several client threads as fast as
- *      the cluster takes them: rows/s without streams.
+ *      the cluster takes them: rows/s without streams. The same load runs once before,
+ *      unmeasured, and is dropped, so the baseline starts in the state the streams' load
+ *      does (warm daemons, a database of that size just dropped).
  *   2. The database is dropped and created again, 10 streams are created over meters
  *      (INTERVAL(10s) SLIDING(10s) x3 - plain, LOW_LATENCY_CALC + NOTIFY, NOTIFY -,
  *      STATE_WINDOW(voltage) x2 - plain, NOTIFY -, COUNT_WINDOW(100) x2 - plain, NOTIFY -,
@@ -32,6 +34,7 @@
  * expected counts, a sample timed out.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -486,6 +489,24 @@ static double load(sb_run *r, const char *label)
     return (double)r->total / dt;
 }
 
+/* Measured loads without streams; the baseline is their median. */
+#define BASE_RUNS 3
+
+/* The index of the median of v[0..n) (n odd). */
+static int median_index(const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int below = 0, equal = 0;
+        for (int j = 0; j < n; j++) {
+            below += v[j] < v[i];
+            equal += v[j] == v[i];
+        }
+        if (below <= n / 2 && below + equal > n / 2)
+            return i;
+    }
+    return 0;
+}
+
 /* Creates database bench, meters, the child tables d0..d{T-1} and lat. */
 static void create_schema(sb_run *r, sl_conn *c)
 {
@@ -583,11 +604,12 @@ typedef struct sb_cpu {
     int n;
     char name[SB_MAXPROCS][16];
     double sec[SB_MAXPROCS];
+    bool part[SB_MAXPROCS]; /* a part of the entry before, not added to the total */
 } sb_cpu;
 
 static void sample_cpu(sb_run *r, sb_cpu *out)
 {
-    out->n = 0;
+    memset(out, 0, sizeof(*out));
     char name[16];
     for (int i = 0; i < 3 + r->cfg.snodes && out->n < SB_MAXPROCS - 1; i++) {
         if (i == 0)
@@ -599,6 +621,14 @@ static void sample_cpu(sb_run *r, sb_cpu *out)
         pid_t pid = bench_cluster_pid(r->cl, name);
         snprintf(out->name[out->n], sizeof(out->name[0]), "%s", name);
         out->sec[out->n++] = pid > 0 ? bench_proc_cpu_sec(pid) : 0;
+        if (i >= 1 && i <= 2 && out->n < SB_MAXPROCS - 1) {
+            /* The vnode's change reader (part of the figure before), which runs at
+             * --reader-nice: how much of the vnode's time the streams' reads took. */
+            snprintf(out->name[out->n], sizeof(out->name[0]), "(reader %.1s)", name + 5);
+            double rs = pid > 0 ? bench_thread_cpu_sec(pid, "vn-reader") : 0;
+            out->sec[out->n] = rs > 0 ? rs : 0;
+            out->part[out->n++] = true;
+        }
     }
     snprintf(out->name[out->n], sizeof(out->name[0]), "sluice-bench");
     out->sec[out->n++] = bench_proc_cpu_sec(getpid());
@@ -611,7 +641,8 @@ static void print_cpu(const char *label, const sb_cpu *a, const sb_cpu *b, doubl
     double total = 0;
     for (int i = 0; i < a->n; i++) {
         printf(" %s %.2f", a->name[i], b->sec[i] - a->sec[i]);
-        total += b->sec[i] - a->sec[i];
+        if (!a->part[i])
+            total += b->sec[i] - a->sec[i];
     }
     printf("  (total %.2f in %.2f s wall)\n", total, wall);
 }
@@ -783,10 +814,14 @@ typedef struct sb_got {
     long long windows, rows;
 } sb_got;
 
-static void read_outputs(sl_conn *c, sb_got *got)
+/* Reads every output table's count(*) and sum(cnt) into got, but for the streams with
+ * skip[k] set (skip may be NULL): those keep their last figures. */
+static void read_outputs(sl_conn *c, sb_got *got, const bool *skip)
 {
     char sql[128];
     for (int k = 0; k < NSTREAMS; k++) {
+        if (skip != NULL && skip[k])
+            continue;
         snprintf(sql, sizeof(sql), "SELECT count(*), sum(cnt) FROM %s", STREAMS[k].out);
         sl_result res;
         sl_error err;
@@ -862,10 +897,15 @@ static double wait_caught_up(sb_run *r, sl_conn *c, sb_got *got, long long notes
 {
     double t0 = bench_now(), last_change = t0, last_print = 0;
     long long last_sum = -1, dups = 0;
-    for (;;) {
+    /* Output tables already complete are read again only every 8th round and before the
+     * end: each read is a scan of every output subtable, which the vnodes serve while
+     * the streams catch up. */
+    bool complete[NSTREAMS] = {false};
+    for (unsigned round = 0;; round++) {
         check_alive(r);
         check_stream_errors(c);
-        read_outputs(c, got);
+        bool full = round % 8 == 0;
+        read_outputs(c, got, full ? NULL : complete);
         pull_events(r);
         count_events(r, notes, &dups);
         long long have = 0, want = 0, nh = 0, nw = 0, sum = 0;
@@ -888,8 +928,8 @@ static double wait_caught_up(sb_run *r, sl_conn *c, sb_got *got, long long notes
             nh += notes[k][0] + notes[k][1];
             nw += en[0] + en[1];
             sum += got[k].windows + got[k].rows + notes[k][0] + notes[k][1];
-            if (got[k].windows != e.windows || got[k].rows != e.rows || notes[k][0] != en[0] ||
-                notes[k][1] != en[1])
+            complete[k] = got[k].windows == e.windows && got[k].rows == e.rows;
+            if (!complete[k] || notes[k][0] != en[0] || notes[k][1] != en[1])
                 done = false;
             if (got[k].windows > e.windows || got[k].rows > e.rows || notes[k][0] > en[0] ||
                 notes[k][1] > en[1])
@@ -905,8 +945,12 @@ static double wait_caught_up(sb_run *r, sl_conn *c, sb_got *got, long long notes
             last_sum = sum;
             last_change = now;
         }
-        if (done)
+        if (done && full)
             break;
+        if (done) {
+            round = UINT_MAX; /* the next round (0) reads every table to confirm */
+            continue;
+        }
         if (over || now - last_change > 90) {
             fprintf(stderr, "\n");
             print_streams(r, got, notes, now);
@@ -1114,16 +1158,37 @@ int cmd_stream(int argc, char **argv)
            cfg->snodes, bench_cluster_dir(r->cl), bench_receiver_port(r->recv));
     sl_conn *c = connect_or_fail(r);
 
-    /* Phase 1: the baseline. */
+    /* Phase 1: the baseline. A first, unmeasured load warms the daemons up (allocator,
+     * RocksDB memtables and files, connections). Then BASE_RUNS measured loads, each into
+     * a database created just after one of the same size was dropped - the state the
+     * streams' load starts in - and the baseline is their median: one load of a second or
+     * two varies by tens of percent from run to run on a small shared machine (fsync
+     * latency, scheduling), and a lucky or unlucky baseline alone would swing the ratio. */
     fprintf(stderr, "phase 1: without streams\n");
     create_schema(r, c);
+    double warm = load(r, "(warm-up)");
+    printf("warm-up load (not measured): %.0f rows/s\n", warm);
     sb_cpu cpu_a, cpu_b, cpu_c, cpu_d;
-    sample_cpu(r, &cpu_a);
-    double t_base = bench_now();
-    double base = load(r, "(no streams)");
-    t_base = bench_now() - t_base;
-    sample_cpu(r, &cpu_b);
-    printf("ingest without streams: %.0f rows/s\n", base);
+    double runs[BASE_RUNS], t_runs[BASE_RUNS];
+    sb_cpu cpu_runs[BASE_RUNS][2];
+    for (int i = 0; i < BASE_RUNS; i++) {
+        create_schema(r, c);
+        sample_cpu(r, &cpu_runs[i][0]);
+        double t0 = bench_now();
+        char label[32];
+        snprintf(label, sizeof(label), "(no streams %d/%d)", i + 1, BASE_RUNS);
+        runs[i] = load(r, label);
+        t_runs[i] = bench_now() - t0;
+        sample_cpu(r, &cpu_runs[i][1]);
+    }
+    int med = median_index(runs, BASE_RUNS);
+    double base = runs[med], t_base = t_runs[med];
+    cpu_a = cpu_runs[med][0];
+    cpu_b = cpu_runs[med][1];
+    printf("ingest without streams: %.0f rows/s (median of", base);
+    for (int i = 0; i < BASE_RUNS; i++)
+        printf(" %.0f", runs[i]);
+    printf(")\n");
 
     /* Phase 2: the same load with the streams. */
     fprintf(stderr, "phase 2: with %d streams\n", NSTREAMS);

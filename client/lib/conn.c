@@ -255,12 +255,21 @@ static int exec_stmt(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *er
     switch (st->kind) {
     case SL_STMT_INSERT:
         rc = sl__conn_insert(c, st, res, err);
-        if (rc == SL_ENOTFOUND && c->c_retry) {
-            /* A vnode did not know a cached table (dropped and created again elsewhere):
-             * nothing was written and the cache is flushed, so resolve afresh once. */
+        for (int pause_ms = 10, waited_ms = 0;
+             rc == SL_ENOTFOUND && c->c_retry && waited_ms < SL_VNODE_RETRY_MS;
+             waited_ms += pause_ms, pause_ms = pause_ms * 2 > 250 ? 250 : pause_ms * 2) {
+            /* A vnode did not know a cached table (dropped and created again elsewhere, or
+             * its vgroup new and not opened there yet): nothing was written and the stale
+             * entries are forgotten, so resolve afresh, after a growing pause. */
+            if (waited_ms > 0) {
+                struct timespec ts = {.tv_sec = pause_ms / 1000,
+                                      .tv_nsec = (pause_ms % 1000) * 1000000L};
+                nanosleep(&ts, NULL);
+            }
             if (err != NULL)
                 sl_error_clear(err);
             sl_error_clear(&c->c_lookup_err);
+            c->c_retry = false;
             rc = sl__conn_insert(c, st, res, err);
         }
         break;

@@ -27,8 +27,6 @@ bool sl__name_eq(const char *a, const char *b)
 
 /* ---------------------------------------------------------------- RPC */
 
-/* How long a vnode request keeps retrying while the vnode answers "unavailable". */
-#define SL_VNODE_RETRY_MS 5000
 
 int sl__mnode_call(sl_conn *c, uint32_t method, const void *req, size_t len, sl_buf *reply,
                    sl_error *err)

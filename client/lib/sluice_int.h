@@ -166,6 +166,10 @@ int sl__conn_delete(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
 int sl__conn_select(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err);
 
 /* One table's rows for sl__insert_blocks. */
+/* How long a vnode request keeps retrying while the vnode answers "unavailable", and a
+ * write while a vnode does not know a table the cache placed on it (ms). */
+#define SL_VNODE_RETRY_MS 5000
+
 typedef struct sl__block_write {
     const char *table;     /* a child or normal table of the call's database (borrowed) */
     const sl_block *rows;  /* its rows, as sl_insert_block takes them (borrowed) */

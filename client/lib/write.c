@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mnode.pb-c.h"
 #include "sluice_int.h"
@@ -475,16 +476,13 @@ static int check_block(const sl__meta *m, const sl_block *rows, sl_error *err)
     return 0;
 }
 
-int sl__insert_blocks(sl_conn *c, const char *db, sl__block_write *w, size_t n, sl_error *err)
+/* One pass of sl__insert_blocks over w[0..n); vn_stale[i] is set when item i was refused
+ * by its vnode as unknown (SL_ENOTFOUND: its cache entry is forgotten), cleared otherwise. */
+static int insert_blocks_pass(sl_conn *c, const char *db, sl__block_write *w, size_t n,
+                              sl_error *err, bool *vn_stale)
 {
-    if (c == NULL || (w == NULL && n > 0))
-        return sl_error_set(err, SL_EINVAL, 0, 0, "sl__insert_blocks: NULL argument");
     for (size_t i = 0; i < n; i++)
-        if (w[i].table == NULL || w[i].rows == NULL)
-            return sl_error_set(err, SL_EINVAL, 0, 0, "sl__insert_blocks: item %zu has no %s",
-                                i + 1, w[i].table == NULL ? "table" : "rows");
-    if (n == 0)
-        return 0;
+        vn_stale[i] = false;
     sl__meta **ms = calloc(n, sizeof(*ms));
     Sluice__WriteItem *wi = calloc(n, sizeof(*wi));
     Sluice__WriteItem **batch = calloc(n, sizeof(*batch));
@@ -544,8 +542,10 @@ int sl__insert_blocks(sl_conn *c, const char *db, sl__block_write *w, size_t n, 
             continue;
         for (size_t k = 0; k < nb; k++) {
             w[members[k]].rc = rc;
-            if (rc == SL_ENOTFOUND)
+            if (rc == SL_ENOTFOUND) {
                 stale[nstale++] = ms[members[k]];
+                vn_stale[members[k]] = true;
+            }
         }
         if (first == 0) {
             first = rc;
@@ -565,6 +565,75 @@ out:
     free(done);
     free(stale);
     return first;
+}
+
+int sl__insert_blocks(sl_conn *c, const char *db, sl__block_write *w, size_t n, sl_error *err)
+{
+    if (c == NULL || (w == NULL && n > 0))
+        return sl_error_set(err, SL_EINVAL, 0, 0, "sl__insert_blocks: NULL argument");
+    for (size_t i = 0; i < n; i++)
+        if (w[i].table == NULL || w[i].rows == NULL)
+            return sl_error_set(err, SL_EINVAL, 0, 0, "sl__insert_blocks: item %zu has no %s",
+                                i + 1, w[i].table == NULL ? "table" : "rows");
+    if (n == 0)
+        return 0;
+    bool *stale = calloc(n, sizeof(*stale)), *stale2 = calloc(n, sizeof(*stale2));
+    sl__block_write *sub = calloc(n, sizeof(*sub));
+    size_t *at = calloc(n, sizeof(*at));
+    if (stale == NULL || stale2 == NULL || sub == NULL || at == NULL) {
+        free(stale);
+        free(stale2);
+        free(sub);
+        free(at);
+        int rc = oom(err);
+        for (size_t i = 0; i < n; i++)
+            w[i].rc = rc;
+        return rc;
+    }
+    int rc = insert_blocks_pass(c, db, w, n, err, stale);
+    /* A vnode that does not know a table the cache placed on it: the table moved, was
+     * dropped and created again, or its vgroup is new and the vnode has not opened it yet
+     * (vnodes learn their vgroups from the mnode's heartbeat replies, up to a second after
+     * CREATE DATABASE). Its items are looked up afresh and sent again, with growing pauses
+     * for a few seconds; items written already are not repeated. */
+    int pause_ms = 10, waited_ms = 0;
+    while (rc == SL_ENOTFOUND && waited_ms < SL_VNODE_RETRY_MS) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (stale[i]) {
+                at[k] = i;
+                sub[k++] = (sl__block_write){.table = w[i].table, .rows = w[i].rows};
+            }
+        if (k == 0)
+            break; /* the error is of another kind: nothing to retry */
+        struct timespec ts = {.tv_sec = pause_ms / 1000, .tv_nsec = (pause_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        waited_ms += pause_ms;
+        pause_ms = pause_ms * 2 > 250 ? 250 : pause_ms * 2;
+        sl_error e;
+        sl_error_clear(&e);
+        int rc2 = insert_blocks_pass(c, db, sub, k, &e, stale2);
+        for (size_t j = 0; j < k; j++) {
+            w[at[j]].rc = sub[j].rc;
+            stale[at[j]] = stale2[j];
+        }
+        /* The call's error is the first item's that still failed. */
+        rc = 0;
+        for (size_t i = 0; i < n && rc == 0; i++)
+            rc = w[i].rc;
+        if (rc == 0) {
+            if (err != NULL)
+                sl_error_clear(err);
+        } else if (rc2 != 0 && err != NULL && (err->code == SL_ENOTFOUND || err->code == 0)) {
+            *err = e;
+            rc = rc2;
+        }
+    }
+    free(stale);
+    free(stale2);
+    free(sub);
+    free(at);
+    return rc;
 }
 
 int sl_insert_block(sl_conn *c, const char *db, const char *table, const sl_block *rows,

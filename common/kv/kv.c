@@ -11,6 +11,7 @@
 #include "kv_int.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #define KV_DEF_WRITE_BUFFER ((size_t)64 << 20)
 #define KV_DEF_BLOCK_CACHE  ((size_t)32 << 20)
 #define KV_DEF_JOBS         2
+#define KV_MIN_WAL_TOTAL    ((size_t)64 << 20)
 /* Info LOG files kept in the database directory, and the size at which one rolls over. */
 #define KV_LOG_FILES     4
 #define KV_LOG_FILE_SIZE ((size_t)8 << 20)
@@ -136,6 +138,25 @@ static size_t kv_codecs(sl_kv_compression c, kv_codec out[3])
     return 0;
 }
 
+static rocksdb_env_t *low_env;
+static pthread_once_t low_env_once = PTHREAD_ONCE_INIT;
+
+static void low_env_init(void)
+{
+    low_env = rocksdb_create_default_env();
+    rocksdb_env_lower_thread_pool_cpu_priority(low_env);
+    rocksdb_env_lower_thread_pool_io_priority(low_env);
+    rocksdb_env_lower_high_priority_thread_pool_cpu_priority(low_env);
+}
+
+/* RocksDB's default environment with its background pools lowered (kept for the life of
+ * the process, like the pools themselves). */
+static rocksdb_env_t *kv_low_priority_env(void)
+{
+    pthread_once(&low_env_once, low_env_init);
+    return low_env;
+}
+
 /* Builds the RocksDB options shared by the database and all its column families. */
 static rocksdb_options_t *kv_make_options(const sl_kv_options *o, rocksdb_cache_t *cache)
 {
@@ -150,6 +171,14 @@ static rocksdb_options_t *kv_make_options(const sl_kv_options *o, rocksdb_cache_
     rocksdb_options_set_max_background_jobs(ro, o->background_jobs > 0 ? o->background_jobs
                                                                        : KV_DEF_JOBS);
     rocksdb_options_set_level_compaction_dynamic_level_bytes(ro, 1);
+    /* A column family written rarely keeps every write-ahead log file since its last
+     * flush alive; past this total RocksDB flushes it, so the logs stay bounded (the
+     * default is four times all the memtables together). */
+    size_t wb = o->write_buffer_size ? o->write_buffer_size : KV_DEF_WRITE_BUFFER;
+    rocksdb_options_set_max_total_wal_size(ro, wb * 4 > KV_MIN_WAL_TOTAL ? wb * 4
+                                                                         : KV_MIN_WAL_TOTAL);
+    if (o->background_low_priority)
+        rocksdb_options_set_env(ro, kv_low_priority_env());
     rocksdb_options_set_keep_log_file_num(ro, KV_LOG_FILES);
     rocksdb_options_set_max_log_file_size(ro, KV_LOG_FILE_SIZE);
 

@@ -85,6 +85,9 @@ typedef struct sl_kv_options {
     int background_jobs;           /* flush and compaction threads; 0: 2 */
     bool sync_default;             /* sync the WAL on writes made with SL_KV_SYNC_DEFAULT
                                     * and on sl_kv_put/sl_kv_delete/sl_kv_delete_range */
+    bool background_low_priority;  /* flushes and compactions at nice 19 and idle I/O
+                                    * priority, for daemons whose foreground work must
+                                    * win; process-wide (RocksDB's default environment) */
 } sl_kv_options;
 
 /* How a write treats the write-ahead log; see "Durability" above. */

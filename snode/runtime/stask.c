@@ -314,6 +314,25 @@ static int ckpt_get(sl_stask *t, uint32_t slot, sl_buf *state, bool *found, uint
 #define CKPT_PUT_SLOTS 256
 #define CKPT_PUT_BYTES (4u << 20)
 
+/* Checkpoint bytes per second a task writes to the mnode at most, over time: after a
+ * round of B bytes the next waits B / CKPT_RATE seconds when that is longer than the
+ * configured interval, up to CKPT_MAX_GAP_MS. A task with large state (a group keeps the
+ * row log of its last hour, trigger.h) would otherwise rewrite all of it every second
+ * while it catches up; the mnode's disk and CPU are shared with the writes. A longer gap
+ * only means a restarted task re-reads more of the change log, which the vnodes keep
+ * until every checkpoint has passed it. */
+#define CKPT_RATE ((size_t)2 << 20)
+#define CKPT_MAX_GAP_MS 30000
+
+static int64_t ckpt_gap(const sl_stask *t, size_t bytes)
+{
+    int64_t ms = t->cfg.checkpoint_ms > 0 ? t->cfg.checkpoint_ms : 1000;
+    int64_t by_size = (int64_t)(bytes / (CKPT_RATE / 1000));
+    if (by_size > CKPT_MAX_GAP_MS)
+        by_size = CKPT_MAX_GAP_MS;
+    return by_size > ms ? by_size : ms;
+}
+
 /* Stores the checkpoints of slots[0..n) - slot slots[i]'s record is bytes [off[i],
  * off[i+1]) of all - in one MNODE_CHECKPOINT_PUT: one write on the mnode for all of them,
  * all or nothing. */
@@ -565,6 +584,7 @@ static void checkpoint_all(sl_stask *t, bool force, bool final)
      * retention"). Every 10th round, so idle slots cost little. */
     bool refresh = ++t->ckpt_rounds % 10 == 0;
     bool go = true;
+    size_t bytes = 0; /* of this round, for the next gap */
     for (uint32_t s = 0; go && s < t->cfg.nslots; s++) {
         if (!owns(t, s) || (t->hist_pending != NULL && t->hist_pending[s]))
             continue; /* a slot whose history is pending has nothing to record yet */
@@ -586,6 +606,7 @@ static void checkpoint_all(sl_stask *t, bool force, bool final)
         b->slots[b->n] = s;
         b->off[b->n] = at;
         b->off[++b->n] = b->all.len;
+        bytes += b->all.len - at;
         if (b->n == CKPT_PUT_SLOTS || b->all.len >= CKPT_PUT_BYTES)
             go = ckpt_flush(t, b, final);
     }
@@ -594,6 +615,7 @@ static void checkpoint_all(sl_stask *t, bool force, bool final)
     sl_buf_fini(&b->all);
     free(b);
     t->last_ckpt_ms = wall_ms();
+    t->ckpt_gap_ms = ckpt_gap(t, bytes);
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -2022,7 +2044,7 @@ static bool run_live(sl_stask *t, st_recover *rec)
         /* The round's computations, outputs and notifications (batched without
          * LOW_LATENCY_CALC), before a checkpoint may cover them. */
         sl__st_flush_batch(t);
-        if (wall_ms() - t->last_ckpt_ms >= ckpt_ms)
+        if (wall_ms() - t->last_ckpt_ms >= (t->ckpt_gap_ms > 0 ? t->ckpt_gap_ms : ckpt_ms))
             checkpoint_all(t, false, false);
         recover = !atomic_load(&t->stop) && recover_due(t, rec);
     }

@@ -92,6 +92,7 @@ struct sl_stask {
                               * slot is not checkpointed again (its last checkpoint is before
                               * the lost rows; the next owner or restart recomputes them) */
     int64_t last_ckpt_ms;
+    int64_t ckpt_gap_ms;     /* until the next checkpoint round (ckpt_gap()) */
     uint64_t ckpt_rounds;    /* checkpoint_all calls (every 10th refreshes clean slots) */
     bool ready;              /* set up and positioned */
     /* runner / output */
