@@ -7,10 +7,11 @@
  * their ON_TIME events without ON; WINDOW_INVALIDATION goes with WINDOW_CLOSE), it is not
  * a history event unless NOTIFY_HISTORY, and the WHERE condition holds on the result row -
  * builds the notification record (the first
- * result row, if any, as "result") and queues it for the loop, which appends it to the
- * durable outbox. The task waits until the record is in the outbox before going on, so
- * its next checkpoint never covers an event that is not durable; a task asked to stop
- * stops waiting (the loop still posts what was queued once it runs again).
+ * result row, if any, as "result") and queues it for the loop, which appends runs of them
+ * (same stream and destinations) to the durable outbox in one write each. Before its next
+ * checkpoint, and as its thread ends, the task waits until every record it queued is in
+ * the outbox (on_sync), so a checkpoint never covers an event that is not durable; the
+ * wait is bounded (the loop still posts what was queued once it runs again).
  *
  * NOTIFY ... WHERE condition: the condition may reference only result columns and
  * constants (spec). It is compiled (common/expr) against the result's columns - a name is
@@ -62,6 +63,43 @@ static void item_unref(sn_nitem *it)
         item_free(it);
 }
 
+/* Whether b's notification goes to the same stream and destinations as a's (so both can
+ * be posted together). */
+static bool same_post(const sn_nitem *a, const sn_nitem *b)
+{
+    if (a->nurls != b->nurls || a->ev.ne_stream == NULL || b->ev.ne_stream == NULL ||
+        strcmp(a->ev.ne_stream, b->ev.ne_stream) != 0)
+        return false;
+    for (size_t i = 0; i < a->nurls; i++)
+        if (strcmp(a->urls[i], b->urls[i]) != 0)
+            return false;
+    return true;
+}
+
+#define POST_BATCH 256 /* notifications appended to the outbox in one write, at most */
+
+/* Posts items[0..n) (same stream and destinations) in one outbox write; when that is
+ * refused, one by one, so one bad event costs only itself. Loop thread. */
+static void post_items(sl_sdaemon *sd, sn_nitem *const *items, size_t n)
+{
+    const sl_notify_event *evs[POST_BATCH];
+    for (size_t i = 0; i < n; i++)
+        evs[i] = &items[i]->ev;
+    sl_error err;
+    sl_error_clear(&err);
+    const char *const *urls = (const char *const *)items[0]->urls;
+    if (sd->sd_notifier == NULL ||
+        sl_notifier_post(sd->sd_notifier, urls, items[0]->nurls, evs, n, &err) == 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        sl_error_clear(&err);
+        if (n == 1 || sl_notifier_post(sd->sd_notifier, urls, items[0]->nurls, &evs[i], 1,
+                                       &err) < 0)
+            sl_log(SL_LOG_WARN, "snode", "notification of stream %s dropped: %s",
+                   items[i]->ev.ne_stream ? items[i]->ev.ne_stream : "?", err.msg);
+    }
+}
+
 static void on_wake(sl_wake *w)
 {
     sl_sdaemon *sd = w->data;
@@ -70,22 +108,65 @@ static void on_wake(sl_wake *w)
     sd->sd_nhead = sd->sd_ntail = NULL;
     pthread_mutex_unlock(&sd->sd_nmu);
     while (list != NULL) {
-        sn_nitem *it = list;
-        list = it->next;
-        sl_error err;
-        sl_error_clear(&err);
-        const sl_notify_event *evs[1] = {&it->ev};
-        if (sd->sd_notifier != NULL &&
-            sl_notifier_post(sd->sd_notifier, (const char *const *)it->urls, it->nurls, evs, 1,
-                             &err) < 0)
-            sl_log(SL_LOG_WARN, "snode", "notification of stream %s dropped: %s",
-                   it->ev.ne_stream ? it->ev.ne_stream : "?", err.msg);
+        /* A run of notifications for the same stream and destinations goes to the outbox
+         * in one write (the queue keeps each task's order). */
+        sn_nitem *run[POST_BATCH];
+        size_t n = 0;
+        run[n++] = list;
+        list = list->next;
+        while (list != NULL && n < POST_BATCH && same_post(run[0], list)) {
+            run[n++] = list;
+            list = list->next;
+        }
+        post_items(sd, run, n);
         pthread_mutex_lock(&sd->sd_nmu);
-        it->done = true;
+        for (size_t i = 0; i < n; i++) {
+            run[i]->done = true;
+            item_unref(run[i]);
+        }
         pthread_cond_broadcast(&sd->sd_ncond);
-        item_unref(it);
         pthread_mutex_unlock(&sd->sd_nmu);
     }
+}
+
+/* The notifications this task thread queued and has not waited for yet (a task runs on
+ * its own thread; each holds a reference). */
+static __thread sn_nitem **tl_pending;
+static __thread size_t tl_npending, tl_cappending;
+#define PENDING_MAX 1024
+
+/* Waits until items[0..n) are posted (or failed), for at most 5 s in all, so a stopping
+ * daemon is never blocked (the loop still posts them once it runs again), and drops the
+ * references. Stopping tasks wait too: they are joined off the loop (tasks.c), which stays
+ * free to post. */
+static void wait_items(sl_sdaemon *sd, sn_nitem *const *items, size_t n)
+{
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end);
+    end.tv_sec += 5;
+    pthread_mutex_lock(&sd->sd_nmu);
+    for (size_t i = 0; i < n; i++) {
+        while (!items[i]->done) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            if (ts.tv_sec > end.tv_sec || (ts.tv_sec == end.tv_sec && ts.tv_nsec >= end.tv_nsec))
+                break;
+            ts.tv_nsec += 100 * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&sd->sd_ncond, &sd->sd_nmu, &ts);
+        }
+        item_unref(items[i]);
+    }
+    pthread_mutex_unlock(&sd->sd_nmu);
+}
+
+static void wait_pending(sl_sdaemon *sd)
+{
+    wait_items(sd, tl_pending, tl_npending);
+    tl_npending = 0;
 }
 
 /* Whether ev is notified for stream cs. */
@@ -292,22 +373,36 @@ static void on_event(void *ud, const sl_stask *task, const sl_trig_event *ev,
     sd->sd_ntail = it;
     pthread_mutex_unlock(&sd->sd_nmu);
     sl_wake_send(&sd->sd_nwake);
-    /* Wait until it is in the outbox, so that the task's next checkpoint never passes an
-     * event that is not stored (bounded, so a stopping daemon is never blocked). Stopping
-     * tasks wait too: they are joined off the loop (tasks.c), which stays free to store. */
-    pthread_mutex_lock(&sd->sd_nmu);
-    for (int waited = 0; !it->done && waited < 50; waited++) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
+    /* The task waits for it later (on_sync: before its next checkpoint), together with the
+     * others it queues meanwhile; only a long run of them is waited for early, which
+     * bounds the memory they hold. */
+    if (tl_npending == tl_cappending) {
+        size_t cap = tl_cappending ? tl_cappending * 2 : 64;
+        sn_nitem **v = realloc(tl_pending, cap * sizeof(*v));
+        if (v == NULL) {
+            wait_pending(sd);
+            wait_items(sd, &it, 1);
+            return;
         }
-        pthread_cond_timedwait(&sd->sd_ncond, &sd->sd_nmu, &ts);
+        tl_pending = v;
+        tl_cappending = cap;
     }
-    item_unref(it);
-    pthread_mutex_unlock(&sd->sd_nmu);
+    tl_pending[tl_npending++] = it;
+    if (tl_npending >= PENDING_MAX)
+        wait_pending(sd);
+}
+
+/* The task's checkpoint is next, or its thread ends: every notification it queued must be
+ * in the outbox first. */
+static void on_sync(void *ud, const sl_stask *task, bool final)
+{
+    (void)task;
+    wait_pending(ud);
+    if (final) {
+        free(tl_pending);
+        tl_pending = NULL;
+        tl_cappending = 0;
+    }
 }
 
 int sl__sn_notify_open(sl_sdaemon *sd, sl_error *err)
@@ -325,6 +420,7 @@ int sl__sn_notify_open(sl_sdaemon *sd, sl_error *err)
         return rc;
     }
     sd->sd_on_event = on_event;
+    sd->sd_on_sync = on_sync;
     sd->sd_event_ud = sd;
     return 0;
 }

@@ -103,6 +103,7 @@ typedef struct sl_sdaemon {
                                  * starts; the node leaves once they are all joined */
     int sd_checkpoint_ms;       /* between a task's checkpoints (0: the task's default) */
     sl_stask_event_fn sd_on_event; /* event hook of every task (notifications) */
+    sl_stask_sync_fn sd_on_sync;   /* their sync hook (the notifications are stored) */
     void *sd_event_ud;
     /* notifications (notify.c): tasks queue records, the loop posts them */
     sl_notifier *sd_notifier;

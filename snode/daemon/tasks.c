@@ -225,6 +225,7 @@ static void start_missing(sl_sdaemon *sd)
                                 s->ignore_untreated ? s->ignore_untreated_epoch : 0,
                             .checkpoint_ms = sd->sd_checkpoint_ms,
                             .on_event = sd->sd_on_event,
+                            .on_sync = sd->sd_on_sync,
                             .event_ud = sd->sd_event_ud};
         sl_error err;
         sl_error_clear(&err);

@@ -571,6 +571,10 @@ static bool ckpt_flush(sl_stask *t, ckpt_batch *b, bool final)
 
 static void checkpoint_all(sl_stask *t, bool force, bool final)
 {
+    /* The events of the state about to be recorded must not be lost with a crash after
+     * the checkpoint: the notifications reach the outbox first. */
+    if (t->cfg.on_sync != NULL)
+        t->cfg.on_sync(t->cfg.event_ud, t, false);
     ckpt_batch *b = malloc(sizeof(*b));
     if (b == NULL) {
         sl__st_error(t, "checkpoint: out of memory");
@@ -2121,6 +2125,8 @@ static void *task_main(void *arg)
 {
     sl_stask *t = arg;
     task_run(t);
+    if (t->cfg.on_sync != NULL)
+        t->cfg.on_sync(t->cfg.event_ud, t, true);
     release(t);
     return NULL;
 }

@@ -55,6 +55,7 @@ typedef struct sl_stask_result {
     const char *table;           /* output table written, "" when none */
     sl_precision precision;      /* of timestamps in rows and in the event */
 } sl_stask_result;
+typedef void (*sl_stask_sync_fn)(void *ud, const sl_stask *task, bool final);
 typedef void (*sl_stask_event_fn)(void *ud, const sl_stask *task, const sl_trig_event *ev,
                                   const sl_stask_result *res);
 
@@ -77,7 +78,11 @@ typedef struct sl_stask_cfg {
     int checkpoint_ms;       /* between checkpoints (0: 1000) */
     int poll_wait_ms;        /* long-poll wait per vgroup read (0: 100) */
     sl_stask_event_fn on_event; /* may be NULL */
-    void *event_ud;
+    /* Called on the task's thread before each checkpoint, and with final set once as the
+     * thread ends: returns when what on_event was given is as durable as the checkpoint
+     * needs (the notifications in the outbox). May be NULL. */
+    sl_stask_sync_fn on_sync;
+    void *event_ud;             /* of on_event and on_sync */
 } sl_stask_cfg;
 
 /* Starts the task's thread (cfg and its strings are copied). Returns 0 and *out, or
