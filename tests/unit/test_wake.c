@@ -69,14 +69,29 @@ static void on_closed(sl_wake *w)
     f->closed++;
 }
 
+/* A loop with a wake whose callback is cb, and the counters zeroed. */
+static void fix_open(fix *f, sl_wake_fn cb)
+{
+    memset(f, 0, sizeof(*f));
+    pthread_mutex_init(&f->mu, NULL);
+    assert_int_equal(uv_loop_init(&f->loop), 0);
+    assert_int_equal(sl_wake_init(&f->loop, &f->wake, cb, f), 0);
+}
+
+/* Closes the wake, runs the loop until every handle is released, closes the loop. */
+static void fix_close(fix *f)
+{
+    sl_wake_close(&f->wake, NULL);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    assert_int_equal(uv_loop_close(&f->loop), 0); /* no handle left behind */
+    pthread_mutex_destroy(&f->mu);
+}
+
 static void test_many_senders_nothing_lost(void **state)
 {
     (void)state;
     fix f;
-    memset(&f, 0, sizeof(f));
-    pthread_mutex_init(&f.mu, NULL);
-    assert_int_equal(uv_loop_init(&f.loop), 0);
-    assert_int_equal(sl_wake_init(&f.loop, &f.wake, on_wake, &f), 0);
+    fix_open(&f, on_wake);
     uv_timer_init(&f.loop, &f.guard);
     f.guard.data = &f;
     uv_timer_start(&f.guard, on_guard, 30000, 0);
@@ -109,10 +124,7 @@ static void test_coalesces_while_pending(void **state)
 {
     (void)state;
     fix f;
-    memset(&f, 0, sizeof(f));
-    pthread_mutex_init(&f.mu, NULL);
-    assert_int_equal(uv_loop_init(&f.loop), 0);
-    assert_int_equal(sl_wake_init(&f.loop, &f.wake, on_wake, &f), 0);
+    fix_open(&f, on_wake);
     /* 100 sends before the loop runs: one callback takes all of them. */
     for (int i = 0; i < 100; i++) {
         f.queued++;
@@ -130,10 +142,7 @@ static void test_coalesces_while_pending(void **state)
     uv_run(&f.loop, UV_RUN_NOWAIT);
     assert_int_equal(f.calls, 2);
     assert_int_equal(f.taken, 101);
-    sl_wake_close(&f.wake, NULL);
-    uv_run(&f.loop, UV_RUN_DEFAULT);
-    assert_int_equal(uv_loop_close(&f.loop), 0);
-    pthread_mutex_destroy(&f.mu);
+    fix_close(&f);
 }
 
 /* A wake sent from inside the callback (work the callback left for later) is not lost. */
@@ -149,16 +158,12 @@ static void test_send_from_callback(void **state)
 {
     (void)state;
     fix f;
-    memset(&f, 0, sizeof(f));
-    assert_int_equal(uv_loop_init(&f.loop), 0);
-    assert_int_equal(sl_wake_init(&f.loop, &f.wake, on_wake_resend, &f), 0);
+    fix_open(&f, on_wake_resend);
     sl_wake_send(&f.wake);
     for (int i = 0; i < 10; i++)
         uv_run(&f.loop, UV_RUN_NOWAIT);
     assert_int_equal(f.calls, 5);
-    sl_wake_close(&f.wake, NULL);
-    uv_run(&f.loop, UV_RUN_DEFAULT);
-    assert_int_equal(uv_loop_close(&f.loop), 0);
+    fix_close(&f);
 }
 
 int main(void)
