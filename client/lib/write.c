@@ -597,7 +597,7 @@ int sl__insert_blocks(sl_conn *c, const char *db, sl__block_write *w, size_t n, 
      * CREATE DATABASE). Its items are looked up afresh and sent again, with growing pauses
      * for a few seconds; items written already are not repeated. */
     int pause_ms = 10, waited_ms = 0;
-    while (rc == SL_ENOTFOUND && waited_ms < SL_VNODE_RETRY_MS) {
+    while (rc != 0 && waited_ms < SL_VNODE_RETRY_MS) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
             if (stale[i]) {

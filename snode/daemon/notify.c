@@ -92,11 +92,14 @@ static void post_items(sl_sdaemon *sd, sn_nitem *const *items, size_t n)
         sl_notifier_post(sd->sd_notifier, urls, items[0]->nurls, evs, n, &err) == 0)
         return;
     for (size_t i = 0; i < n; i++) {
-        sl_error_clear(&err);
-        if (n == 1 || sl_notifier_post(sd->sd_notifier, urls, items[0]->nurls, &evs[i], 1,
-                                       &err) < 0)
-            sl_log(SL_LOG_WARN, "snode", "notification of stream %s dropped: %s",
-                   items[i]->ev.ne_stream ? items[i]->ev.ne_stream : "?", err.msg);
+        /* A single event's refusal is already in err. */
+        if (n > 1) {
+            sl_error_clear(&err);
+            if (sl_notifier_post(sd->sd_notifier, urls, items[0]->nurls, &evs[i], 1, &err) == 0)
+                continue;
+        }
+        sl_log(SL_LOG_WARN, "snode", "notification of stream %s dropped: %s",
+               items[i]->ev.ne_stream ? items[i]->ev.ne_stream : "?", err.msg);
     }
 }
 

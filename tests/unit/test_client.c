@@ -1493,6 +1493,20 @@ static void test_insert_blocks(void **state)
     assert_true(cached(c, "db", other, &ti));
     assert_int_equal(count_where(c, "SELECT count(*) FROM m WHERE v = 2008"), 3);
 
+    /* A stale entry is retried even when another item failed first for another reason:
+     * the call reports that item's error, and the stale table's rows are written. */
+    stale->uid += 100000;
+    sl_block later;
+    make_rows(&later, 1737300000000LL, 1, 2009);
+    sl__block_write two[2] = {{.table = "d2", .rows = &bad}, {.table = "d6", .rows = &later}};
+    sl_error_clear(&err);
+    assert_int_equal(sl__insert_blocks(c, "db", two, 2, &err), SL_ETYPE);
+    assert_int_equal(err.code, SL_ETYPE);
+    assert_int_equal(two[0].rc, SL_ETYPE);
+    assert_int_equal(two[1].rc, 0);
+    assert_int_equal(count_where(c, "SELECT count(*) FROM m WHERE v = 2009"), 1);
+    sl_block_fini(&later);
+
     /* Bad arguments: nothing is sent. */
     int wsum = atomic_load(&F->writes[0]) + atomic_load(&F->writes[1]);
     sl__block_write none[2] = {{.table = "d1", .rows = &late}, {.table = NULL, .rows = &late}};
