@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/net/wake.h"
@@ -60,6 +61,8 @@ struct vn_poll {
     bool busy;                /* queued or being read: the reader's until handed back */
     bool expired;             /* the wait is over: the next read answers, empty or not */
     bool park;                /* this read may park (set by the loop before queueing) */
+    bool held;                /* reader: it waited for heavy writes (counted once) */
+    uint64_t queued_ns;       /* when it was queued for the reader (uv_hrtime) */
     /* The reader's result, for the loop. */
     bool answered;            /* false: nothing to send, park (after advanced) */
     int rc;                   /* < 0: answer the error err */
@@ -236,6 +239,27 @@ struct vn_reader {
     sl_vdaemon *vd;
 };
 
+/* How often a held read looks at the write load again. */
+#define HOLD_RECHECK_NS (10u * 1000000u)
+
+/* 0 when the reader may read p now; otherwise the time (uv_hrtime) its hold ends: the
+ * loop is busy with client writes and p has waited less than vd_yield_ms (vdaemon.h). */
+static uint64_t hold_until(sl_vdaemon *vd, const vn_poll *p)
+{
+    if (vd->vd_yield_ms <= 0)
+        return 0;
+    uint64_t until = p->queued_ns + (uint64_t)vd->vd_yield_ms * 1000000u;
+    uint64_t now = uv_hrtime();
+    if (now >= until)
+        return 0;
+    double writes = sl_busy_frac(&vd->vd_wbusy, now);
+    bool heavy = atomic_load(&vd->vd_sched_ok)
+                     ? writes >= VN_WBUSY_WRITES &&
+                           sl_busy_frac(&vd->vd_demand, now) >= VN_DEMAND_HEAVY
+                     : writes >= VN_WBUSY_HEAVY;
+    return heavy ? until : 0;
+}
+
 static void *reader_main(void *arg)
 {
     vn_reader *r = arg;
@@ -253,6 +277,28 @@ static void *reader_main(void *arg)
         if (r->stop)
             break;
         vn_poll *p = r->queue;
+        uint64_t until = hold_until(r->vd, p);
+        if (until != 0) {
+            /* Heavy writes: the read waits (the queue is in arrival order, so p's hold
+             * ends first); look again every HOLD_RECHECK_NS, and at once on stop. */
+            uint64_t now = uv_hrtime();
+            uint64_t next = now + HOLD_RECHECK_NS < until ? now + HOLD_RECHECK_NS : until;
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            uint64_t abs = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+                           (next - now);
+            ts.tv_sec = (time_t)(abs / 1000000000u);
+            ts.tv_nsec = (long)(abs % 1000000000u);
+            for (vn_poll *q = r->queue; q != NULL; q = q->qnext)
+                if (!q->held) { /* every read queued now waits behind p */
+                    q->held = true;
+                    atomic_fetch_add(&r->vd->vd_polls_held, 1);
+                }
+            pthread_cond_timedwait(&r->work, &r->mu, &ts);
+            continue;
+        }
+        if (p->held)
+            atomic_fetch_add(&r->vd->vd_held_ms, (uv_hrtime() - p->queued_ns) / 1000000u);
         r->queue = p->qnext;
         if (r->queue == NULL)
             r->queue_tail = &r->queue;
@@ -307,7 +353,11 @@ int sl__vn_reader_start(sl_vdaemon *vd, int nice, sl_error *err)
     r->nice = nice;
     r->vd = vd;
     pthread_mutex_init(&r->mu, NULL);
-    pthread_cond_init(&r->work, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* held reads wait on it */
+    pthread_cond_init(&r->work, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_cond_init(&r->idle, NULL);
     if (sl_wake_init(vd->vd_loop, &r->wake, on_done, r) != 0) {
         pthread_mutex_destroy(&r->mu);
@@ -387,6 +437,8 @@ static void submit(vn_poll *p)
     p->busy = true;
     p->qnext = NULL;
     p->park = p->may_wait && !p->expired;
+    p->held = false;
+    p->queued_ns = uv_hrtime();
     pthread_mutex_lock(&r->mu);
     *r->queue_tail = p;
     r->queue_tail = &p->qnext;

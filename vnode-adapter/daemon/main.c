@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ typedef struct vd_opts {
     uint64_t log_max_entries; /* change-log cap per vgroup (entries), 0: none */
     uint64_t log_max_bytes;   /* change-log cap per vgroup (bytes), 0: none */
     int reader_nice;          /* CPU priority of the change reader thread */
+    int yield_ms;             /* most a change-log read waits for heavy writes */
     bool health;              /* --health: check the running vnode and exit */
 } vd_opts;
 
@@ -59,10 +61,15 @@ static void usage(FILE *f)
             "                       streams' trigger readers), 0..19 (default %d) or idle\n"
             "                       (SCHED_IDLE): client writes come first when the host is\n"
             "                       short of CPU\n"
+            "  --stream-yield-ms N  while client writes keep the vnode busy (a bulk load),\n"
+            "                       hold each change-log read up to N ms so that the streams\n"
+            "                       catch up after the load instead of slowing it (default %d;\n"
+            "                       0: never hold)\n"
             "  --health             do not start: check the vnode running with these settings;\n"
             "                       exit 0 when it answers and has its node id from the mnode\n"
             "                       in DATA/node_id, 1 otherwise (the container healthcheck)\n",
-            VD_DEFAULT_PORT, VD_DEFAULT_LOG_ENTRIES, VD_DEFAULT_READER_NICE);
+            VD_DEFAULT_PORT, VD_DEFAULT_LOG_ENTRIES, VD_DEFAULT_READER_NICE,
+            VN_DEFAULT_YIELD_MS);
 }
 
 static const sl_daemon_opt vd_settings[] = {
@@ -75,6 +82,7 @@ static const sl_daemon_opt vd_settings[] = {
     SL_DOPT_NUMBER(vd_opts, "changelog-max-entries", log_max_entries, SL_DOPT_U64, 0, 0, NULL),
     SL_DOPT_NUMBER(vd_opts, "changelog-max-bytes", log_max_bytes, SL_DOPT_U64, 0, 0, NULL),
     SL_DOPT_PRIORITY(vd_opts, "reader-nice", reader_nice),
+    SL_DOPT_NUMBER(vd_opts, "stream-yield-ms", yield_ms, SL_DOPT_INT, 0, 60000, NULL),
     SL_DOPT_FLAG(vd_opts, "health", health),
 };
 
@@ -169,6 +177,7 @@ int main(int argc, char **argv)
     snprintf(o.log_level, sizeof(o.log_level), "info");
     o.log_max_entries = VD_DEFAULT_LOG_ENTRIES;
     o.reader_nice = VD_DEFAULT_READER_NICE;
+    o.yield_ms = VN_DEFAULT_YIELD_MS;
     int exit_code;
     if (!sl_daemon_args(&vd_cli, &o, argc, argv, &exit_code))
         return exit_code;
@@ -184,6 +193,12 @@ int main(int argc, char **argv)
     snprintf(vd.vd_mnode_url, sizeof(vd.vd_mnode_url), "%s", o.mnode);
     vd.vd_log_max_entries = o.log_max_entries;
     vd.vd_log_max_bytes = o.log_max_bytes;
+    vd.vd_yield_ms = o.yield_ms;
+    sl_busy_init(&vd.vd_wbusy, (uint64_t)VN_BUSY_TAU_MS * 1000000u);
+    sl_busy_init(&vd.vd_demand, (uint64_t)VN_BUSY_TAU_MS * 1000000u);
+    /* The loop runs on this thread. */
+    vd.vd_schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    atomic_store(&vd.vd_sched_ok, vd.vd_schedstat_fd >= 0);
     if (sl_daemon_advertise(vd.vd_addr, sizeof(vd.vd_addr), o.advertise, o.host, o.port) < 0) {
         sl_log(SL_LOG_ERROR, "vnode", "bad advertise=%s: cannot build the address",
                o.advertise);
@@ -232,9 +247,10 @@ int main(int argc, char **argv)
     vd.vd_tick.data = &vd;
     uv_timer_start(&vd.vd_tick, sl__vn_tick, 0, 1000);
     char nb[16];
-    sl_log(SL_LOG_INFO, "vnode", "listening url=%s advertise=%s mnode=%s data=%s reader_nice=%s",
+    sl_log(SL_LOG_INFO, "vnode",
+           "listening url=%s advertise=%s mnode=%s data=%s reader_nice=%s stream_yield_ms=%d",
            url, vd.vd_addr, o.mnode, o.data,
-           sl_daemon_priority_name(o.reader_nice, nb, sizeof(nb)));
+           sl_daemon_priority_name(o.reader_nice, nb, sizeof(nb)), o.yield_ms);
     uv_run(vd.vd_loop, UV_RUN_DEFAULT);
     sl_rpc_server_close(vd.vd_srv);
     sl_rpc_client_close(vd.vd_mnode);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/util/log.h"
 #include "mnode.pb-c.h"
@@ -270,9 +271,44 @@ static bool write_park(sl_vdaemon *vd, vn_vgroup *vg, sl_rpc_reply *reply, vn_wr
     return true;
 }
 
+static void v_write_apply(sl_rpc_reply *reply, const sl_rpc_request *req, sl_vdaemon *vd);
+
+/* Feeds vd_demand with the loop thread's run and wait time since the last sample, at
+ * most every VN_SCHED_SAMPLE_MS (a read of its schedstat: "run_ns wait_ns slices"). */
+static void sample_demand(sl_vdaemon *vd, uint64_t now)
+{
+    if (vd->vd_schedstat_fd < 0 || now - vd->vd_sched_at < VN_SCHED_SAMPLE_MS * 1000000ull)
+        return;
+    char buf[128];
+    ssize_t n = pread(vd->vd_schedstat_fd, buf, sizeof(buf) - 1, 0);
+    unsigned long long run, wait;
+    if (n <= 0 || (buf[n] = '\0', sscanf(buf, "%llu %llu", &run, &wait) != 2)) {
+        close(vd->vd_schedstat_fd); /* the write share decides from now on */
+        vd->vd_schedstat_fd = -1;
+        atomic_store(&vd->vd_sched_ok, false);
+        return;
+    }
+    if (vd->vd_sched_at != 0 && run >= vd->vd_sched_run && wait >= vd->vd_sched_wait)
+        sl_busy_add(&vd->vd_demand, now, (run - vd->vd_sched_run) + (wait - vd->vd_sched_wait));
+    vd->vd_sched_at = now;
+    vd->vd_sched_run = run;
+    vd->vd_sched_wait = wait;
+}
+
+/* A client write, timed into vd_wbusy (and the loop's CPU demand sampled): the stream
+ * reads yield while writes keep the loop busy (vdaemon.h). */
 static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
+    uint64_t t0 = uv_hrtime();
+    v_write_apply(reply, req, vd);
+    uint64_t t1 = uv_hrtime();
+    sl_busy_add(&vd->vd_wbusy, t1, t1 - t0);
+    sample_demand(vd, t1);
+}
+
+static void v_write_apply(sl_rpc_reply *reply, const sl_rpc_request *req, sl_vdaemon *vd)
+{
     Sluice__WriteRequest *rq = sluice__write_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
         sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed WriteRequest");

@@ -26,6 +26,7 @@
 
 #include "common/exec/catalog.h"
 #include "common/net/rpc.h"
+#include "common/util/busy.h"
 #include "vnode-adapter/storage/changes_filter.h"
 #include "vnode-adapter/storage/vstore.h"
 
@@ -110,7 +111,43 @@ typedef struct sl_vdaemon {
     uv_check_t vd_commit;      /* runs the group commit after each loop iteration's I/O */
     vn_reader *vd_reader;      /* the change reader thread (changes.c); NULL once stopped */
     vn_syncer *vd_syncer;      /* the group commit's sync thread (commit.c) */
+    sl_busy vd_wbusy;          /* the loop's time applying client writes */
+    sl_busy vd_demand;         /* the loop's time running or waiting for a CPU */
+    int vd_schedstat_fd;       /* the loop thread's /proc schedstat (-1: none) */
+    _Atomic bool vd_sched_ok;  /* it is read (else the write share alone decides) */
+    uint64_t vd_sched_at;      /* its last sample: when (uv_hrtime), run ns, wait ns */
+    uint64_t vd_sched_run, vd_sched_wait;
+    int vd_yield_ms;           /* most a change-log read waits for heavy writes (0: never) */
+    _Atomic uint64_t vd_polls_held;  /* reads that waited for heavy writes */
+    _Atomic uint64_t vd_held_ms;     /* and how long, all together */
+    uint64_t vd_held_logged;   /* vd_polls_held when last logged (sl__vn_tick) */
 } sl_vdaemon;
+
+/*
+ * Stream reads yield to heavy client writes (changes.c). The change reader holds each
+ * change-log read for up to vd_yield_ms while the loop is both
+ *  - applying client writes a tenth of its time or more (vd_wbusy >= VN_WBUSY_WRITES),
+ *  - and short of CPU for what it has to do: the time it ran plus the time it was ready
+ *    but waited for a CPU (the thread's schedstat) is over VN_DEMAND_HEAVY of the wall
+ *    time (vd_demand).
+ * Both are decaying meters over about VN_BUSY_TAU_MS. That is a bulk load on a host whose
+ * CPU the streams would otherwise take from it: the streams' reads, and the snodes' work
+ * on what they read, wait for the load to calm down instead. The write share alone would
+ * not do: when the streams take the CPU, the loop gets less of it and applies fewer
+ * writes, so its write share falls just when the writes suffer; the wait for a CPU is
+ * what shows it. A light write load (a trickle of rows, the usual live case) or a host
+ * with CPU to spare never holds a read. Where the schedstat file is missing, the write
+ * share alone decides, at VN_WBUSY_HEAVY. The hold is bounded: under a sustained heavy
+ * load every read is still answered within vd_yield_ms, with everything written
+ * meanwhile (up to its size bounds), so the streams fall behind by at most that much and
+ * read in larger batches.
+ */
+#define VN_BUSY_TAU_MS 100
+#define VN_WBUSY_WRITES 0.1
+#define VN_WBUSY_HEAVY 0.2
+#define VN_DEMAND_HEAVY 0.5
+#define VN_SCHED_SAMPLE_MS 10
+#define VN_DEFAULT_YIELD_MS 1000
 
 /* Most open query cursors; a query past it is refused (SL_ELIMIT). */
 #define VN_MAX_CURSORS 64

@@ -1,0 +1,36 @@
+/*
+ * busy.h - a decaying busy-time meter: what fraction of the recent past one thread spent
+ * on some kind of work, readable from any thread.
+ *
+ * The thread doing the work reports each piece when it ends (sl_busy_add: when it ended
+ * and how long it took); any thread asks for the fraction now (sl_busy_frac). The meter
+ * is an exponentially decaying sum with time constant tau: work of a steady fraction f
+ * of the time reads as f, and it fades to a third after tau of no work. It is what the
+ * vnode uses to tell a heavy client write load (its loop busy applying writes) from a
+ * light one, so that the streams' change-log reads yield to the former.
+ *
+ * One writer thread, any number of readers; no locks. A reader racing the writer may pair
+ * the newest value with the previous time (or the reverse): an error of one piece of
+ * work, which the meter's use tolerates.
+ */
+#ifndef SL_BUSY_H
+#define SL_BUSY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef struct sl_busy {
+    _Atomic double value;    /* the decayed sum at time `at`, in units of tau */
+    _Atomic uint64_t at;     /* ns (monotonic) of the last update */
+    uint64_t tau_ns;
+} sl_busy;
+
+/* A meter with time constant tau_ns (> 0), reading 0. */
+void sl_busy_init(sl_busy *b, uint64_t tau_ns);
+/* Work of dur_ns that ended at end_ns (monotonic, not before the previous end). Writer
+ * thread only. */
+void sl_busy_add(sl_busy *b, uint64_t end_ns, uint64_t dur_ns);
+/* The busy fraction as of now_ns (>= 0; about the fraction of the last tau spent busy). */
+double sl_busy_frac(const sl_busy *b, uint64_t now_ns);
+
+#endif
