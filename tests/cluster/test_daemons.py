@@ -436,3 +436,80 @@ def test_use_information_schema(cluster):
     assert rows_of(r.stdout)[1:] == []
     r = c.exec("USE nosuchdb", check=False)
     assert r.returncode != 0 and "database 'nosuchdb' does not exist" in r.stderr
+
+
+def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
+    """The vnode holds change-log reads while client writes keep it busy and short of CPU
+    (--stream-yield-ms, -writes, -demand; docs/architecture.md "Stream reads yield to
+    heavy writes"). With both thresholds at 0 every read counts as under heavy writes: a
+    read waits the whole hold (and the log counts it), and a stream still computes every
+    window - the hold is bounded, so streams fall behind by at most it. A light write load
+    with the defaults never holds a read. Bad values are refused."""
+    from conftest import Cluster
+    from helpers import (HEARTBEAT_MS, NODE_TIMEOUT_MS, Sql, create_stream, log_count,
+                         make_db, num, sec, wait_equal, wait_for)
+    exe = os.path.join(bin_dir, "sluice-vnode")
+    r = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=10)
+    for flag in ("--stream-yield-ms", "--stream-yield-writes", "--stream-yield-demand"):
+        assert flag in r.stdout, flag
+    for flag, bad in (("stream-yield-ms", "-1"), ("stream-yield-ms", "60001"),
+                      ("stream-yield-ms", "x"), ("stream-yield-writes", "101"),
+                      ("stream-yield-demand", "-5"), ("stream-yield-demand", "1.5")):
+        r = subprocess.run([exe, f"--{flag}", bad], capture_output=True, text=True,
+                           timeout=10)
+        assert r.returncode == 2 and f"bad {flag}" in r.stderr, (flag, bad, r.stderr)
+
+    held = "stream reads held for heavy client writes"
+    q = "AS SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total FROM %%trows"
+    # COUNT_WINDOW(3) over rows v = 1..7: rows 1-3 (6), 4-6 (15); row 7 stays open.
+    want = [(0, 3, 6), (3, 3, 15)]
+
+    def count_windows(sql, db):
+        return [(sec(r[0]), num(r[1]), num(r[2])) for r in sql.rows(
+            "SELECT CAST(ws AS BIGINT), cnt, total FROM out3 ORDER BY ws", db)]
+
+    hold_ms = 700
+    c = Cluster(bin_dir, tmp_path / "hold", 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
+                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)],
+                vnode_args=["--stream-yield-ms", str(hold_ms), "--stream-yield-writes", "0",
+                            "--stream-yield-demand", "0"])
+    os.makedirs(c.root, exist_ok=True)
+    c.start()
+    try:
+        sql = Sql(c)
+        make_db(sql, "y", ["CREATE TABLE n (ts TIMESTAMP, v INT)",
+                           "CREATE TABLE m (ts TIMESTAMP, v INT)"])
+        c.rpc("write", c.maddr, "y", "m", stdin="1000,1\n")
+        fields = dict(kv.split("=", 1) for kv in c.rpc("meta", c.maddr, "y", "m").stdout.split())
+        t0 = time.monotonic()
+        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0)
+        took = time.monotonic() - t0
+        assert "changes=1" in r.stdout.splitlines()[0], r.stdout
+        assert took >= hold_ms / 1000 * 0.9, f"a read under heavy writes answered in {took:.3f} s"
+        wait_for(lambda: log_count(c, "vnode0", held) >= 1, 10, "the held reads' log line")
+        # A stream still gets every row, each read held: rows written in three steps.
+        create_stream(c, sql, "y", f"CREATE STREAM s3 COUNT_WINDOW(3) FROM n INTO out3 {q}")
+        for lo, hi in ((1, 4), (4, 7), (7, 8)):
+            sql.insert("y", "n", [(i - 1, i) for i in range(lo, hi)])
+        wait_equal(lambda: count_windows(sql, "y"), want, "COUNT_WINDOW(3) with held reads",
+                   sql, "y", ["s3"], timeout=60)
+    finally:
+        c.stop()
+
+    # The defaults and a light load (a few rows at a time): no read is ever held.
+    c = Cluster(bin_dir, tmp_path / "light", 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
+                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
+    os.makedirs(c.root, exist_ok=True)
+    c.start()
+    try:
+        sql = Sql(c)
+        make_db(sql, "y", ["CREATE TABLE n (ts TIMESTAMP, v INT)"])
+        create_stream(c, sql, "y", f"CREATE STREAM s3 COUNT_WINDOW(3) FROM n INTO out3 {q}")
+        for lo, hi in ((1, 4), (4, 7), (7, 8)):
+            sql.insert("y", "n", [(i - 1, i) for i in range(lo, hi)])
+        wait_equal(lambda: count_windows(sql, "y"), want, "COUNT_WINDOW(3), light load",
+                   sql, "y", ["s3"])
+        time.sleep(1.5)  # past the vnode's next once-a-second report
+        assert log_count(c, "vnode0", held) == 0
+    finally:
+        c.stop()

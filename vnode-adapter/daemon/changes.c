@@ -254,9 +254,10 @@ static uint64_t hold_until(sl_vdaemon *vd, const vn_poll *p)
         return 0;
     double writes = sl_busy_frac(&vd->vd_wbusy, now);
     bool heavy = atomic_load(&vd->vd_sched_ok)
-                     ? writes >= VN_WBUSY_WRITES &&
-                           sl_busy_frac(&vd->vd_demand, now) >= VN_DEMAND_HEAVY
-                     : writes >= VN_WBUSY_HEAVY;
+                     ? writes >= vd->vd_yield_writes &&
+                           sl_busy_frac(&vd->vd_demand, now) >= vd->vd_yield_demand
+                     : writes >= (vd->vd_yield_writes > VN_WBUSY_HEAVY ? vd->vd_yield_writes
+                                                                      : VN_WBUSY_HEAVY);
     return heavy ? until : 0;
 }
 

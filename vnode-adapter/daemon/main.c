@@ -38,6 +38,8 @@ typedef struct vd_opts {
     uint64_t log_max_bytes;   /* change-log cap per vgroup (bytes), 0: none */
     int reader_nice;          /* CPU priority of the change reader thread */
     int yield_ms;             /* most a change-log read waits for heavy writes */
+    int yield_writes;         /* percent of the loop's time in writes that is heavy */
+    int yield_demand;         /* percent of CPU demand that is short of CPU */
     bool health;              /* --health: check the running vnode and exit */
 } vd_opts;
 
@@ -65,11 +67,16 @@ static void usage(FILE *f)
             "                       hold each change-log read up to N ms so that the streams\n"
             "                       catch up after the load instead of slowing it (default %d;\n"
             "                       0: never hold)\n"
+            "  --stream-yield-writes P  the share of its time (percent) the vnode must spend\n"
+            "                       applying client writes for reads to be held (default %d)\n"
+            "  --stream-yield-demand P  and the share of the time (percent) its loop thread\n"
+            "                       must run or wait for a CPU (default %d: the host is short\n"
+            "                       of CPU); 0 and 0 hold every read\n"
             "  --health             do not start: check the vnode running with these settings;\n"
             "                       exit 0 when it answers and has its node id from the mnode\n"
             "                       in DATA/node_id, 1 otherwise (the container healthcheck)\n",
             VD_DEFAULT_PORT, VD_DEFAULT_LOG_ENTRIES, VD_DEFAULT_READER_NICE,
-            VN_DEFAULT_YIELD_MS);
+            VN_DEFAULT_YIELD_MS, (int)(VN_WBUSY_WRITES * 100), (int)(VN_DEMAND_HEAVY * 100));
 }
 
 static const sl_daemon_opt vd_settings[] = {
@@ -83,6 +90,8 @@ static const sl_daemon_opt vd_settings[] = {
     SL_DOPT_NUMBER(vd_opts, "changelog-max-bytes", log_max_bytes, SL_DOPT_U64, 0, 0, NULL),
     SL_DOPT_PRIORITY(vd_opts, "reader-nice", reader_nice),
     SL_DOPT_NUMBER(vd_opts, "stream-yield-ms", yield_ms, SL_DOPT_INT, 0, 60000, NULL),
+    SL_DOPT_NUMBER(vd_opts, "stream-yield-writes", yield_writes, SL_DOPT_INT, 0, 100, NULL),
+    SL_DOPT_NUMBER(vd_opts, "stream-yield-demand", yield_demand, SL_DOPT_INT, 0, 100, NULL),
     SL_DOPT_FLAG(vd_opts, "health", health),
 };
 
@@ -178,6 +187,8 @@ int main(int argc, char **argv)
     o.log_max_entries = VD_DEFAULT_LOG_ENTRIES;
     o.reader_nice = VD_DEFAULT_READER_NICE;
     o.yield_ms = VN_DEFAULT_YIELD_MS;
+    o.yield_writes = (int)(VN_WBUSY_WRITES * 100);
+    o.yield_demand = (int)(VN_DEMAND_HEAVY * 100);
     int exit_code;
     if (!sl_daemon_args(&vd_cli, &o, argc, argv, &exit_code))
         return exit_code;
@@ -194,6 +205,8 @@ int main(int argc, char **argv)
     vd.vd_log_max_entries = o.log_max_entries;
     vd.vd_log_max_bytes = o.log_max_bytes;
     vd.vd_yield_ms = o.yield_ms;
+    vd.vd_yield_writes = o.yield_writes / 100.0;
+    vd.vd_yield_demand = o.yield_demand / 100.0;
     sl_busy_init(&vd.vd_wbusy, (uint64_t)VN_BUSY_TAU_MS * 1000000u);
     sl_busy_init(&vd.vd_demand, (uint64_t)VN_BUSY_TAU_MS * 1000000u);
     /* The loop runs on this thread. */

@@ -118,6 +118,8 @@ typedef struct sl_vdaemon {
     uint64_t vd_sched_at;      /* its last sample: when (uv_hrtime), run ns, wait ns */
     uint64_t vd_sched_run, vd_sched_wait;
     int vd_yield_ms;           /* most a change-log read waits for heavy writes (0: never) */
+    double vd_yield_writes;    /* the write share that counts as heavy (VN_WBUSY_WRITES) */
+    double vd_yield_demand;    /* the CPU demand that counts as short (VN_DEMAND_HEAVY) */
     _Atomic uint64_t vd_polls_held;  /* reads that waited for heavy writes */
     _Atomic uint64_t vd_held_ms;     /* and how long, all together */
     uint64_t vd_held_logged;   /* vd_polls_held when last logged (sl__vn_tick) */
@@ -126,10 +128,11 @@ typedef struct sl_vdaemon {
 /*
  * Stream reads yield to heavy client writes (changes.c). The change reader holds each
  * change-log read for up to vd_yield_ms while the loop is both
- *  - applying client writes a tenth of its time or more (vd_wbusy >= VN_WBUSY_WRITES),
+ *  - applying client writes a tenth of its time or more (vd_wbusy >= vd_yield_writes,
+ *    default VN_WBUSY_WRITES),
  *  - and short of CPU for what it has to do: the time it ran plus the time it was ready
- *    but waited for a CPU (the thread's schedstat) is over VN_DEMAND_HEAVY of the wall
- *    time (vd_demand).
+ *    but waited for a CPU (the thread's schedstat) is over vd_yield_demand (default
+ *    VN_DEMAND_HEAVY) of the wall time (vd_demand).
  * Both are decaying meters over about VN_BUSY_TAU_MS. That is a bulk load on a host whose
  * CPU the streams would otherwise take from it: the streams' reads, and the snodes' work
  * on what they read, wait for the load to calm down instead. The write share alone would
