@@ -76,8 +76,13 @@ struct sl_conn {
                                 * anything: running it once more may succeed */
     sl_conn *c_meta_to;        /* caches the tables a CREATE TABLE names (ExecReply.created);
                                 * NULL: this connection (sl__conn_meta_to) */
+    bool c_background;         /* its writes are background work (WriteRequest.background) */
     sl_conn_stats c_stats;
 };
+
+/* Marks c's writes as background work (a stream's output): vnodes do not count them as
+ * the client write load their stream reads yield to. */
+void sl__conn_set_background(sl_conn *c, bool on);
 
 /* ---------------------------------------------------------------- RPC helpers (meta.c) */
 

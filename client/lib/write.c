@@ -39,6 +39,11 @@ static int encode_bin(const sl_block *b, ProtobufCBinaryData *out)
     return 0;
 }
 
+void sl__conn_set_background(sl_conn *c, bool on)
+{
+    c->c_background = on;
+}
+
 /* Sends one WriteRequest for vgroup vg; returns 0 or the vnode's error. */
 static int send_write(sl_conn *c, const sl__vgroup *vg, Sluice__WriteItem **items, size_t n,
                       sl_error *err)
@@ -47,6 +52,7 @@ static int send_write(sl_conn *c, const sl__vgroup *vg, Sluice__WriteItem **item
     req.vgroup_id = vg->vg_id;
     req.n_items = n;
     req.items = items;
+    req.background = c->c_background;
     sl_buf b;
     sl_buf_init(&b);
     if (sl_buf_reserve(&b, sluice__write_request__get_packed_size(&req)) < 0)

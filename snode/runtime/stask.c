@@ -701,6 +701,7 @@ static int setup(sl_stask *t, sl_error *err)
         rc = sl_connect(t->c_host, t->cfg.mnode_port, &t->ddl, err);
     if (rc < 0)
         return rc;
+    sl__conn_set_background(t->run, true); /* the output is not client ingest */
     /* The output subtables it creates are written through t->run: their metadata, sent
      * with the CREATE's answer, goes to that connection's cache. */
     sl__conn_meta_to(t->ddl, t->run);

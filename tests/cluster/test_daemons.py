@@ -442,9 +442,10 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
     """The vnode holds change-log reads while client writes keep it busy and short of CPU
     (--stream-yield-ms, -writes, -demand; docs/architecture.md "Stream reads yield to
     heavy writes"). With both thresholds at 0 every read counts as under heavy writes: a
-    read waits the whole hold (and the log counts it), and a stream still computes every
-    window - the hold is bounded, so streams fall behind by at most it. A light write load
-    with the defaults never holds a read. Bad values are refused."""
+    read waits the whole hold (and the log counts it), then gets at most 64 changes (the
+    trickle that keeps a stream moving under a sustained load), and a stream still
+    computes every window. A light write load with the defaults never holds or cuts a
+    read. Bad values are refused."""
     from conftest import Cluster
     from helpers import (HEARTBEAT_MS, NODE_TIMEOUT_MS, Sql, create_stream, log_count,
                          make_db, num, sec, wait_equal, wait_for)
@@ -468,6 +469,10 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
         return [(sec(r[0]), num(r[1]), num(r[2])) for r in sql.rows(
             "SELECT CAST(ws AS BIGINT), cnt, total FROM out3 ORDER BY ws", db)]
 
+    def write_100(sql):
+        # 100 INSERTs, one change each, after the row at 1 s.
+        sql.run(" ".join(f"INSERT INTO m VALUES ({2000 + i}, {i});" for i in range(100)), "y")
+
     hold_ms = 700
     c = Cluster(bin_dir, tmp_path / "hold", 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
                 snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)],
@@ -487,6 +492,10 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
         assert "changes=1" in r.stdout.splitlines()[0], r.stdout
         assert took >= hold_ms / 1000 * 0.9, f"a read under heavy writes answered in {took:.3f} s"
         wait_for(lambda: log_count(c, "vnode0", held) >= 1, 10, "the held reads' log line")
+        # The load goes on when the hold ends: the read gets a trickle (64 changes of 101).
+        write_100(sql)
+        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0)
+        assert "changes=64" in r.stdout.splitlines()[0], r.stdout
         # A stream still gets every row, each read held: rows written in three steps.
         create_stream(c, sql, "y", f"CREATE STREAM s3 COUNT_WINDOW(3) FROM n INTO out3 {q}")
         for lo, hi in ((1, 4), (4, 7), (7, 8)):
@@ -496,14 +505,20 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
     finally:
         c.stop()
 
-    # The defaults and a light load (a few rows at a time): no read is ever held.
+    # The defaults and a light load (a few rows at a time): no read is ever held or cut.
     c = Cluster(bin_dir, tmp_path / "light", 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
                 snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
     os.makedirs(c.root, exist_ok=True)
     c.start()
     try:
         sql = Sql(c)
-        make_db(sql, "y", ["CREATE TABLE n (ts TIMESTAMP, v INT)"])
+        make_db(sql, "y", ["CREATE TABLE n (ts TIMESTAMP, v INT)",
+                           "CREATE TABLE m (ts TIMESTAMP, v INT)"])
+        c.rpc("write", c.maddr, "y", "m", stdin="1000,1\n")
+        write_100(sql)
+        fields = dict(kv.split("=", 1) for kv in c.rpc("meta", c.maddr, "y", "m").stdout.split())
+        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0)
+        assert "changes=101" in r.stdout.splitlines()[0], r.stdout
         create_stream(c, sql, "y", f"CREATE STREAM s3 COUNT_WINDOW(3) FROM n INTO out3 {q}")
         for lo, hi in ((1, 4), (4, 7), (7, 8)):
             sql.insert("y", "n", [(i - 1, i) for i in range(lo, hi)])

@@ -242,23 +242,27 @@ struct vn_reader {
 /* How often a held read looks at the write load again. */
 #define HOLD_RECHECK_NS (10u * 1000000u)
 
-/* 0 when the reader may read p now; otherwise the time (uv_hrtime) its hold ends: the
- * loop is busy with client writes and p has waited less than vd_yield_ms (vdaemon.h). */
-static uint64_t hold_until(sl_vdaemon *vd, const vn_poll *p)
+/* 0 when the reader may read p now; otherwise the time (uv_hrtime) its hold ends: client
+ * writes flow and the loop is short of CPU, and p has waited less than vd_yield_ms
+ * (vdaemon.h). *trickle: the writes are still heavy but p's hold is over - read it, within
+ * the trickle bounds. Reader thread. */
+static uint64_t hold_until(const vn_reader *r, const vn_poll *p, bool *trickle)
 {
+    sl_vdaemon *vd = r->vd;
+    *trickle = false;
     if (vd->vd_yield_ms <= 0)
         return 0;
     uint64_t until = p->queued_ns + (uint64_t)vd->vd_yield_ms * 1000000u;
     uint64_t now = uv_hrtime();
-    if (now >= until)
-        return 0;
     double writes = sl_busy_frac(&vd->vd_wbusy, now);
     bool heavy = atomic_load(&vd->vd_sched_ok)
                      ? writes >= vd->vd_yield_writes &&
                            sl_busy_frac(&vd->vd_demand, now) >= vd->vd_yield_demand
                      : writes >= (vd->vd_yield_writes > VN_WBUSY_HEAVY ? vd->vd_yield_writes
                                                                       : VN_WBUSY_HEAVY);
-    return heavy ? until : 0;
+    if (heavy && now >= until)
+        *trickle = true;
+    return heavy && now < until ? until : 0;
 }
 
 static void *reader_main(void *arg)
@@ -278,7 +282,8 @@ static void *reader_main(void *arg)
         if (r->stop)
             break;
         vn_poll *p = r->queue;
-        uint64_t until = hold_until(r->vd, p);
+        bool trickle;
+        uint64_t until = hold_until(r, p, &trickle);
         if (until != 0) {
             /* Heavy writes: the read waits (the queue is in arrival order, so p's hold
              * ends first); look again every HOLD_RECHECK_NS, and at once on stop. */
@@ -300,6 +305,12 @@ static void *reader_main(void *arg)
         }
         if (p->held)
             atomic_fetch_add(&r->vd->vd_held_ms, (uv_hrtime() - p->queued_ns) / 1000000u);
+        if (trickle) { /* the load goes on: a little, so the stream stays alive */
+            if (p->max_bytes > VN_TRICKLE_BYTES)
+                p->max_bytes = VN_TRICKLE_BYTES;
+            if (p->max_entries == 0 || p->max_entries > VN_TRICKLE_ENTRIES)
+                p->max_entries = VN_TRICKLE_ENTRIES;
+        }
         r->queue = p->qnext;
         if (r->queue == NULL)
             r->queue_tail = &r->queue;

@@ -271,7 +271,8 @@ static bool write_park(sl_vdaemon *vd, vn_vgroup *vg, sl_rpc_reply *reply, vn_wr
     return true;
 }
 
-static void v_write_apply(sl_rpc_reply *reply, const sl_rpc_request *req, sl_vdaemon *vd);
+static void v_write_apply(sl_rpc_reply *reply, const sl_rpc_request *req, sl_vdaemon *vd,
+                          bool *background);
 
 /* Feeds vd_demand with the loop thread's run and wait time since the last sample, at
  * most every VN_SCHED_SAMPLE_MS (a read of its schedstat: "run_ns wait_ns slices"). */
@@ -295,25 +296,30 @@ static void sample_demand(sl_vdaemon *vd, uint64_t now)
     vd->vd_sched_wait = wait;
 }
 
-/* A client write, timed into vd_wbusy (and the loop's CPU demand sampled): the stream
- * reads yield while writes keep the loop busy (vdaemon.h). */
+/* A write; a client's (not background) is timed into vd_wbusy, and the loop's CPU
+ * demand sampled: the stream reads yield while client writes keep the loop busy
+ * (vdaemon.h). */
 static void v_write(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
 {
     sl_vdaemon *vd = ud;
     uint64_t t0 = uv_hrtime();
-    v_write_apply(reply, req, vd);
+    bool background = false;
+    v_write_apply(reply, req, vd, &background);
     uint64_t t1 = uv_hrtime();
-    sl_busy_add(&vd->vd_wbusy, t1, t1 - t0);
+    if (!background)
+        sl_busy_add(&vd->vd_wbusy, t1, t1 - t0);
     sample_demand(vd, t1);
 }
 
-static void v_write_apply(sl_rpc_reply *reply, const sl_rpc_request *req, sl_vdaemon *vd)
+static void v_write_apply(sl_rpc_reply *reply, const sl_rpc_request *req, sl_vdaemon *vd,
+                          bool *background)
 {
     Sluice__WriteRequest *rq = sluice__write_request__unpack(NULL, req->len, req->payload);
     if (rq == NULL) {
         sl_rpc_reply_fail(reply, SL_ECORRUPT, "malformed WriteRequest");
         return;
     }
+    *background = rq->background;
     if (fenced(vd, reply, req, rq->vgroup_id)) {
         sluice__write_request__free_unpacked(rq, NULL);
         return;

@@ -127,26 +127,38 @@ typedef struct sl_vdaemon {
 
 /*
  * Stream reads yield to heavy client writes (changes.c). The change reader holds each
- * change-log read for up to vd_yield_ms while the loop is both
- *  - applying client writes a tenth of its time or more (vd_wbusy >= vd_yield_writes,
- *    default VN_WBUSY_WRITES),
- *  - and short of CPU for what it has to do: the time it ran plus the time it was ready
- *    but waited for a CPU (the thread's schedstat) is over vd_yield_demand (default
- *    VN_DEMAND_HEAVY) of the wall time (vd_demand).
- * Both are decaying meters over about VN_BUSY_TAU_MS. That is a bulk load on a host whose
+ * change-log read for up to vd_yield_ms while
+ *  - client writes flow: the loop spends vd_yield_writes (default VN_WBUSY_WRITES, 2%) of
+ *    its time or more applying them (vd_wbusy),
+ *  - and the loop is short of CPU: the time it ran plus the time it was ready but waited
+ *    for a CPU (the thread's schedstat) is vd_yield_demand (default VN_DEMAND_HEAVY, 50%)
+ *    of the wall time or more (vd_demand).
+ * Both are decaying meters over about VN_BUSY_TAU_MS. That is a write load on a host whose
  * CPU the streams would otherwise take from it: the streams' reads, and the snodes' work
- * on what they read, wait for the load to calm down instead. The write share alone would
- * not do: when the streams take the CPU, the loop gets less of it and applies fewer
- * writes, so its write share falls just when the writes suffer; the wait for a CPU is
- * what shows it. A light write load (a trickle of rows, the usual live case) or a host
- * with CPU to spare never holds a read. Where the schedstat file is missing, the write
- * share alone decides, at VN_WBUSY_HEAVY. The hold is bounded: under a sustained heavy
- * load every read is still answered within vd_yield_ms, with everything written
- * meanwhile (up to its size bounds), so the streams fall behind by at most that much and
- * read in larger batches.
+ * on what they read, wait for the load to calm down instead. The write share is only the
+ * sign that writes flow, not the measure of their pressure: when the streams have the
+ * CPU, the loop gets less of it and applies fewer writes, so its write share falls just
+ * when the writes suffer (6-8% during a bulk load starved by ten streams' catch-up,
+ * 25-70% without them); the wait for a CPU is what shows the pressure. Writes marked as
+ * background (a stream's output, WriteRequest.background) do not count: the streams
+ * yield to client writes, not to their own results. A trickle of rows (the usual live
+ * case: well under 1% of the loop's time) or a host with CPU to spare never holds a
+ * read. Where the schedstat file is missing, the write share alone decides, at
+ * VN_WBUSY_HEAVY or vd_yield_writes, whichever is higher.
+ *
+ * The hold is bounded: a read held vd_yield_ms is answered even if the load goes on, but
+ * then with at most VN_TRICKLE_BYTES / VN_TRICKLE_ENTRIES of changes (the reply says there
+ * is more, and the stream's next read is held in turn). So under a sustained heavy load
+ * every stream still moves, a little each second, and its lag stays visible in
+ * ins_stream_tasks; it catches up at full speed once the load calms down. Answering a
+ * held read in full instead gave each stream a second's worth of the load at once, and
+ * their work on it took the CPU from the writes again (ingest fell to a sixth over a
+ * 2-second load).
  */
+#define VN_TRICKLE_BYTES (64u << 10)
+#define VN_TRICKLE_ENTRIES 64u
 #define VN_BUSY_TAU_MS 100
-#define VN_WBUSY_WRITES 0.1
+#define VN_WBUSY_WRITES 0.02
 #define VN_WBUSY_HEAVY 0.2
 #define VN_DEMAND_HEAVY 0.5
 #define VN_SCHED_SAMPLE_MS 10
