@@ -69,6 +69,7 @@ typedef struct fake {
     atomic_int exec_calls, meta_calls, dbinfo_calls, autocreate_calls;
     atomic_int writes[NVG], queries[NVG], deletes[NVG];
     _Atomic uint64_t last_write_epoch; /* envelope epoch of the last WRITE */
+    atomic_int last_write_background;  /* WriteRequest.background of the last WRITE */
     atomic_int wrong_vgroup;   /* requests that reached a vnode not serving their vgroup */
     atomic_bool send_created;  /* EXEC of CREATE TABLE answers ExecReply.created, as the
                                 * mnode does (mnode/daemon/service.c created_metas) */
@@ -562,6 +563,7 @@ static void h_write(sl_rpc_reply *r, const sl_rpc_request *req, void *ud)
     Sluice__WriteRequest *q = sluice__write_request__unpack(NULL, req->len, req->payload);
     if (q == NULL)
         return reply_err(r, SL_ECORRUPT, "bad WriteRequest");
+    atomic_store(&F->last_write_background, q->background ? 1 : 0);
     if (q->vgroup_id != (uint32_t)v)
         atomic_fetch_add(&F->wrong_vgroup, 1);
     uint64_t rows = 0;
@@ -1115,6 +1117,15 @@ static void test_insert_block(void **state)
     assert_int_equal(sl_insert_block(c, "db", "d4", &b, &err), 0);
     assert_true(atomic_load(&F->last_write_epoch) == 7);
     sl_conn_set_epoch(c, 0);
+    /* A client's writes are client ingest; a stream's output writer marks its writes as
+     * background (vnodes do not count them as the load stream reads yield to). */
+    assert_int_equal(atomic_load(&F->last_write_background), 0);
+    sl__conn_set_background(c, true);
+    assert_int_equal(sl_insert_block(c, "db", "d4", &b, &err), 0);
+    assert_int_equal(atomic_load(&F->last_write_background), 1);
+    sl__conn_set_background(c, false);
+    assert_int_equal(sl_insert_block(c, "db", "d4", &b, &err), 0);
+    assert_int_equal(atomic_load(&F->last_write_background), 0);
     sl_result r;
     q_ok(c, "SELECT count(*), sum(v) FROM d4 WHERE s = 'blk'", &r);
     assert_int_equal(sl_res_i64(&r, 0, 0), 50);
