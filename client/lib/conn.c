@@ -255,17 +255,14 @@ static int exec_stmt(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *er
     switch (st->kind) {
     case SL_STMT_INSERT:
         rc = sl__conn_insert(c, st, res, err);
-        for (int pause_ms = 10, waited_ms = 0;
-             rc == SL_ENOTFOUND && c->c_retry && waited_ms < SL_VNODE_RETRY_MS;
-             waited_ms += pause_ms, pause_ms = pause_ms * 2 > 250 ? 250 : pause_ms * 2) {
+        for (int pause_ms = 10, waited_ms = 0, tries = 0;
+             rc == SL_ENOTFOUND && c->c_retry && waited_ms < SL_VNODE_RETRY_MS; tries++) {
             /* A vnode did not know a cached table (dropped and created again elsewhere, or
              * its vgroup new and not opened there yet): nothing was written and the stale
-             * entries are forgotten, so resolve afresh, after a growing pause. */
-            if (waited_ms > 0) {
-                struct timespec ts = {.tv_sec = pause_ms / 1000,
-                                      .tv_nsec = (pause_ms % 1000) * 1000000L};
-                nanosleep(&ts, NULL);
-            }
+             * entries are forgotten, so resolve afresh: at once, then after growing
+             * pauses. */
+            if (tries > 0)
+                sl__retry_pause(&pause_ms, &waited_ms, 250);
             if (err != NULL)
                 sl_error_clear(err);
             sl_error_clear(&c->c_lookup_err);

@@ -66,6 +66,14 @@ int sl__vnode_open(sl_conn *c, const char *addr, sl_error *err)
     return vnode_cli(c, addr, &v, err);
 }
 
+void sl__retry_pause(int *pause_ms, int *waited_ms, int cap_ms)
+{
+    struct timespec ts = {.tv_sec = *pause_ms / 1000, .tv_nsec = (*pause_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    *waited_ms += *pause_ms;
+    *pause_ms = *pause_ms * 2 > cap_ms ? cap_ms : *pause_ms * 2;
+}
+
 int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *req, size_t len,
                    sl_buf *reply, sl_error *err)
 {
@@ -85,10 +93,7 @@ int sl__vnode_call(sl_conn *c, const char *addr, uint32_t method, const void *re
                          c->c_timeout_ms, err);
         if (rc != SL_EUNAVAILABLE || waited_ms >= SL_VNODE_RETRY_MS)
             return rc;
-        struct timespec ts = {.tv_sec = pause_ms / 1000, .tv_nsec = (pause_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-        waited_ms += pause_ms;
-        pause_ms = pause_ms * 2 > 500 ? 500 : pause_ms * 2;
+        sl__retry_pause(&pause_ms, &waited_ms, 500);
         sl_error_clear(err);
     }
 }

@@ -170,11 +170,15 @@ int sl__conn_delete(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err
 /* SELECT over user tables (select.c). */
 int sl__conn_select(sl_conn *c, const sl_stmt *st, sl_result *res, sl_error *err);
 
-/* One table's rows for sl__insert_blocks. */
 /* How long a vnode request keeps retrying while the vnode answers "unavailable", and a
  * write while a vnode does not know a table the cache placed on it (ms). */
 #define SL_VNODE_RETRY_MS 5000
 
+/* One growing pause between retries (meta.c): sleeps *pause_ms, adds it to *waited_ms and
+ * doubles *pause_ms for the next one, up to cap_ms. */
+void sl__retry_pause(int *pause_ms, int *waited_ms, int cap_ms);
+
+/* One table's rows for sl__insert_blocks. */
 typedef struct sl__block_write {
     const char *table;     /* a child or normal table of the call's database (borrowed) */
     const sl_block *rows;  /* its rows, as sl_insert_block takes them (borrowed) */

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mnode.pb-c.h"
 #include "sluice_int.h"
@@ -612,10 +611,7 @@ int sl__insert_blocks(sl_conn *c, const char *db, sl__block_write *w, size_t n, 
             }
         if (k == 0)
             break; /* the error is of another kind: nothing to retry */
-        struct timespec ts = {.tv_sec = pause_ms / 1000, .tv_nsec = (pause_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-        waited_ms += pause_ms;
-        pause_ms = pause_ms * 2 > 250 ? 250 : pause_ms * 2;
+        sl__retry_pause(&pause_ms, &waited_ms, 250);
         sl_error e;
         sl_error_clear(&e);
         int rc2 = insert_blocks_pass(c, db, sub, k, &e, stale2);
