@@ -370,14 +370,21 @@ typedef struct sl_mcatalog_vgroup_load {
  * next report). Each of the n loads (borrowed array) replaces the load of its vgroup when
  * the catalog places that vgroup on vnode `id`; a load naming an unknown vgroup, a vgroup
  * placed on another vnode, or a vgroup already listed earlier in the same report is
- * ignored and counted in *ignored (may be NULL), and changes nothing. `fenced` is the
- * vnode's own total of stale-epoch refusals (requests naming vgroups it does not hold
- * included). Values above INT64_MAX show as INT64_MAX. Does not count as a heartbeat (call
+ * ignored and counted in *ignored (may be NULL), and changes nothing. `ctr` holds the
+ * vnode's own totals (NULL: all 0): stale-epoch refusals (requests naming vgroups it does
+ * not hold included) and the change-log reads it held for heavy client writes. Values
+ * above INT64_MAX show as INT64_MAX. Does not count as a heartbeat (call
  * sl_mcatalog_node_heartbeat). Returns 0, SL_ENOTFOUND (unknown id) or SL_EINVAL (not a
  * vnode; then nothing is recorded).
  */
+typedef struct sl_mcatalog_vnode_counters {
+    uint64_t fenced;        /* WRITE/DELETE refused for a stale epoch */
+    uint64_t reads_held;    /* change-log reads held for heavy client writes */
+    uint64_t reads_held_ms; /* and the ms they waited, all together */
+} sl_mcatalog_vnode_counters;
 int sl_mcatalog_vnode_report(sl_mcatalog *cat, uint32_t id, const sl_mcatalog_vgroup_load *loads,
-                             size_t n, uint64_t fenced, size_t *ignored, sl_error *err);
+                             size_t n, const sl_mcatalog_vnode_counters *ctr, size_t *ignored,
+                             sl_error *err);
 
 /* ---------------------------------------------------------------------------------------
  * Stream placement, snodes, epochs and checkpoints (catalog_assign.c; DESIGN.md section 3)

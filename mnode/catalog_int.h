@@ -63,7 +63,7 @@ struct sl__mc_node {
     size_t n_ntasks;
     /* vnodes, from their last heartbeat (memory only; catalog_node.c) */
     bool n_reported;     /* a load report arrived since the mnode started */
-    uint64_t n_fenced;   /* its total of stale-epoch refusals */
+    sl_mcatalog_vnode_counters n_counters; /* its own totals (fenced, reads held) */
 };
 
 /* What an snode last reported about one stream (catalog_assign.c). */

@@ -232,7 +232,8 @@ int sl_mcatalog_set_self(sl_mcatalog *cat, const char *addr, int64_t started_ms,
 /* ------------------------------------------------------------ vnode load reports */
 
 int sl_mcatalog_vnode_report(sl_mcatalog *cat, uint32_t id, const sl_mcatalog_vgroup_load *loads,
-                             size_t n, uint64_t fenced, size_t *ignored, sl_error *err)
+                             size_t n, const sl_mcatalog_vnode_counters *ctr, size_t *ignored,
+                             sl_error *err)
 {
     if (ignored != NULL)
         *ignored = 0;
@@ -257,7 +258,7 @@ int sl_mcatalog_vnode_report(sl_mcatalog *cat, uint32_t id, const sl_mcatalog_vg
         vg->vg_load_gen = gen;
     }
     nd->n_reported = true;
-    nd->n_fenced = fenced;
+    nd->n_counters = ctr != NULL ? *ctr : (sl_mcatalog_vnode_counters){0};
     if (ignored != NULL)
         *ignored = bad;
     return 0;

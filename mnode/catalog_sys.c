@@ -108,6 +108,9 @@ static const sl_field DNODES_COLS[] = {
     {"write_requests", SL_T_BIGINT, 0},
     {"rows_written", SL_T_BIGINT, 0},
     {"fenced", SL_T_BIGINT, 0},
+    /* vnodes: change-log reads held for heavy client writes, and the ms they waited */
+    {"reads_held", SL_T_BIGINT, 0},
+    {"reads_held_ms", SL_T_BIGINT, 0},
 };
 
 static const sl_field STREAMS_COLS[] = {
@@ -745,7 +748,10 @@ static sl_value row_value(const sl_mcatalog *cat, int sys, const void *obj, int 
         if (nd->n_kind != SL_MC_VNODE || !nd->n_reported)
             return sl_value_null(SL_T_BIGINT);
         int k = col - DNODES_LOAD_COL;
-        return k < 4 ? load_value(dr->sum[k]) : load_value(nd->n_fenced);
+        if (k < 4)
+            return load_value(dr->sum[k]);
+        const sl_mcatalog_vnode_counters *ctr = &nd->n_counters;
+        return load_value(k == 4 ? ctr->fenced : k == 5 ? ctr->reads_held : ctr->reads_held_ms);
     }
     }
 }

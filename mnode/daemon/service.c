@@ -495,7 +495,10 @@ static void note_loads(sl_mdaemon *md, const Sluice__HeartbeatRequest *rq)
     sl_error err = {0};
     sl_error_clear(&err);
     size_t ignored = 0;
-    if (sl_mcatalog_vnode_report(md->md_cat, rq->node_id, l, rq->n_loads, rq->fenced, &ignored,
+    sl_mcatalog_vnode_counters ctr = {.fenced = rq->fenced,
+                                      .reads_held = rq->reads_held,
+                                      .reads_held_ms = rq->reads_held_ms};
+    if (sl_mcatalog_vnode_report(md->md_cat, rq->node_id, l, rq->n_loads, &ctr, &ignored,
                                  &err) < 0)
         sl_log(SL_LOG_DEBUG, "mnode", "load report of node_id=%u not recorded: %s", rq->node_id,
                err.msg);

@@ -79,7 +79,7 @@ def test_show_dnodes_vnodes_vgroups(cl):
     dn = sql.dicts("SHOW DNODES")
     assert list(dn[0]) == ["id", "endpoint", "kind", "status", "vgroups", "create_time",
                            "last_heartbeat", "rows", "disk_bytes", "write_requests",
-                           "rows_written", "fenced"]
+                           "rows_written", "fenced", "reads_held", "reads_held_ms"]
     assert (dn[0]["id"], dn[0]["endpoint"], dn[0]["kind"], dn[0]["status"]) == \
         ("0", c.maddr, "mnode", "alive")
     assert sorted((d["endpoint"], d["kind"], d["status"], d["vgroups"]) for d in dn) == sorted(
@@ -89,7 +89,8 @@ def test_show_dnodes_vnodes_vgroups(cl):
     assert len({d["id"] for d in dn}) == 5
     # Only vnodes carry a storage load (NULL, empty in CSV, for the others).
     assert all(d[k] == "" for d in dn if d["kind"] != "vnode"
-               for k in ("rows", "disk_bytes", "write_requests", "rows_written", "fenced"))
+               for k in ("rows", "disk_bytes", "write_requests", "rows_written", "fenced",
+                         "reads_held", "reads_held_ms"))
     assert [d["endpoint"] for d in sql.dicts("SHOW MNODES")] == [c.maddr]
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}", d[k])
                for d in dn for k in ("create_time", "last_heartbeat"))

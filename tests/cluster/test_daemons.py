@@ -492,6 +492,16 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
         assert "changes=1" in r.stdout.splitlines()[0], r.stdout
         assert took >= hold_ms / 1000 * 0.9, f"a read under heavy writes answered in {took:.3f} s"
         wait_for(lambda: log_count(c, "vnode0", held) >= 1, 10, "the held reads' log line")
+        # ins_dnodes shows the vnode's totals (from its next heartbeat): at least this read,
+        # and at least the hold it waited.
+        dn = []
+
+        def shown():
+            dn[:] = sql.dicts("SELECT reads_held, reads_held_ms FROM information_schema.ins_dnodes"
+                              " WHERE kind = 'vnode'")
+            return dn and dn[0]["reads_held"] not in ("", "0")
+        wait_for(shown, 10, lambda: f"held reads in ins_dnodes: {dn}")
+        assert int(dn[0]["reads_held_ms"]) >= hold_ms * 0.9, dn
         # The load goes on when the hold ends: the read gets a trickle (64 changes of 101).
         write_100(sql)
         r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0)
@@ -524,7 +534,42 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
             sql.insert("y", "n", [(i - 1, i) for i in range(lo, hi)])
         wait_equal(lambda: count_windows(sql, "y"), want, "COUNT_WINDOW(3), light load",
                    sql, "y", ["s3"])
-        time.sleep(1.5)  # past the vnode's next once-a-second report
+        time.sleep(1.5)  # past the vnode's next once-a-second report and heartbeat
         assert log_count(c, "vnode0", held) == 0
+        assert sql.dicts("SELECT reads_held, reads_held_ms FROM information_schema.ins_dnodes"
+                         " WHERE kind = 'vnode'") == [{"reads_held": "0", "reads_held_ms": "0"}]
     finally:
         c.stop()
+
+
+def test_idle_stream_polls_once_a_second(bin_dir, tmp_path):
+    """An idle stream task long-polls each vgroup with a 1 s wait (snode/runtime/stask.c
+    LIVE_POLL_WAIT_MS) while its rounds still run every 100 ms: over 5 idle seconds the
+    vnode answers a handful of change-log polls, not the ~50 a 100 ms wait took. Rows
+    written after the idle time still produce their windows at once (a poll is answered
+    as soon as changes land), and the snode's SIGTERM is not held up by its polls out."""
+    from conftest import Cluster
+    from helpers import (HEARTBEAT_MS, NODE_TIMEOUT_MS, Sql, create_stream, make_db, num,
+                         sec, wait_equal)
+    from test_client_cluster import served
+    c = Cluster(bin_dir, tmp_path, 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
+                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
+    c.start()
+    try:
+        sql = Sql(c)
+        sql.run("CREATE DATABASE y VGROUPS 1")
+        sql.run("CREATE TABLE n (ts TIMESTAMP, v INT)", "y")
+        create_stream(c, sql, "y", "CREATE STREAM s3 COUNT_WINDOW(3) FROM n INTO out3 AS "
+                      "SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total FROM %%trows")
+        time.sleep(5)
+        sql.insert("y", "n", [(i, i + 1) for i in range(7)])
+        # COUNT_WINDOW(3) over v = 1..7: rows 1-3 (6), 4-6 (15); row 7 stays open.
+        wait_equal(lambda: [(sec(r[0]), num(r[1]), num(r[2])) for r in sql.rows(
+            "SELECT CAST(ws AS BIGINT), cnt, total FROM out3 ORDER BY ws", "y")],
+            [(0, 3, 6), (3, 3, 15)], "COUNT_WINDOW(3) after an idle time", sql, "y", ["s3"])
+    finally:
+        c.stop()
+    polls = served(os.path.join(c.root, "vnode0.log"), "vnode").get("CHANGES", 0)
+    # One task, one vgroup: about one poll a second over the ~6-8 s the stream lived, plus
+    # the ones answered by the writes.
+    assert 1 <= polls <= 20, polls

@@ -1018,22 +1018,22 @@ static void test_nodes(void **state)
     check_format(cat, NULL, "SHOW DNODES",
                  " id |   endpoint    | kind  | status | vgroups |       create_time       |"
                  "     last_heartbeat      | rows | disk_bytes | write_requests | rows_written |"
-                 " fenced\n"
+                 " fenced | reads_held | reads_held_ms\n"
                  "----+---------------+-------+--------+---------+-------------------------+------"
                  "-------------------+------+------------+----------------+--------------+--------"
-                 "\n"
+                 "+------------+---------------\n"
                  "  1 | 10.0.0.1:6100 | vnode | dead   |       0 | 2023-11-14 22:13:20.000 |"
                  " 2023-11-14 22:13:24.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "  2 | 10.0.0.2:6100 | vnode | dead   |       0 | 2023-11-14 22:13:20.001 |"
                  " 2023-11-14 22:13:20.500 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "  3 | 10.0.0.1:6200 | snode | dead   |       0 | 2023-11-14 22:13:20.002 |"
                  " 2023-11-14 22:13:24.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "  4 | 10.0.0.1:6030 | mnode | alive  |       0 | 2023-11-14 22:13:20.003 |"
                  " 2023-11-14 22:13:25.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "(4 rows)\n");
     /* SHOW SNODES lists the rows of ins_snodes (an snode that never reported: epoch 0). */
     check_format(cat, NULL, "SHOW SNODES",
@@ -1047,16 +1047,16 @@ static void test_nodes(void **state)
     check_format(cat, NULL, "SHOW DNODES LIKE '%:6100'",
                  " id |   endpoint    | kind  | status | vgroups |       create_time       |"
                  "     last_heartbeat      | rows | disk_bytes | write_requests | rows_written |"
-                 " fenced\n"
+                 " fenced | reads_held | reads_held_ms\n"
                  "----+---------------+-------+--------+---------+-------------------------+------"
                  "-------------------+------+------------+----------------+--------------+--------"
-                 "\n"
+                 "+------------+---------------\n"
                  "  1 | 10.0.0.1:6100 | vnode | dead   |       0 | 2023-11-14 22:13:20.000 |"
                  " 2023-11-14 22:13:24.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "  2 | 10.0.0.2:6100 | vnode | dead   |       0 | 2023-11-14 22:13:20.001 |"
                  " 2023-11-14 22:13:20.500 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "(2 rows)\n");
     /* Status survives a reopen; a heartbeat brings a dead node back. */
     mcf_reopen(&f->head);

@@ -437,25 +437,25 @@ static void test_dnodes_snodes_drop(void **state)
     check_format(f->cat, NULL, "SHOW DNODES",
                  " id |   endpoint    | kind  | status | vgroups |       create_time       |"
                  "     last_heartbeat      | rows | disk_bytes | write_requests | rows_written |"
-                 " fenced\n"
+                 " fenced | reads_held | reads_held_ms\n"
                  "----+---------------+-------+--------+---------+-------------------------+"
                  "-------------------------+------+------------+----------------+--------------+"
-                 "--------\n"
+                 "--------+------------+---------------\n"
                  "  1 | 10.0.0.1:6100 | vnode | alive  |       3 | 2023-11-14 22:13:20.000 |"
                  " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "  2 | 10.0.0.2:6100 | vnode | alive  |       2 | 2023-11-14 22:13:20.000 |"
                  " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "  3 | 10.0.0.1:6200 | snode | alive  |       0 | 2023-11-14 22:13:20.000 |"
                  " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "  4 | 10.0.0.2:6200 | snode | alive  |       0 | 2023-11-14 22:13:20.000 |"
                  " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "  5 | 10.0.0.1:6030 | mnode | alive  |       0 | 2023-11-14 22:13:20.000 |"
                  " 2023-11-14 22:13:21.000 | NULL | NULL       | NULL           | NULL         |"
-                 " NULL\n"
+                 " NULL   | NULL       | NULL\n"
                  "(5 rows)\n");
     /* DROP SNODE: dropped everywhere, and it stays so across a restart. */
     ok(f->cat, NULL, "DROP SNODE 4");
@@ -490,12 +490,14 @@ static void test_dnodes_snodes_drop(void **state)
     }
 
 static void report(fixture *f, uint32_t id, const sl_mcatalog_vgroup_load *l, size_t n,
-                   uint64_t fenced, size_t want_ignored)
+                   uint64_t fenced, uint64_t held, uint64_t held_ms, size_t want_ignored)
 {
     sl_error err;
     sl_error_clear(&err);
     size_t ignored = 99;
-    assert_int_equal(sl_mcatalog_vnode_report(f->cat, id, l, n, fenced, &ignored, &err), 0);
+    sl_mcatalog_vnode_counters ctr = {.fenced = fenced, .reads_held = held,
+                                      .reads_held_ms = held_ms};
+    assert_int_equal(sl_mcatalog_vnode_report(f->cat, id, l, n, &ctr, &ignored, &err), 0);
     assert_int_equal(ignored, want_ignored);
 }
 
@@ -517,6 +519,18 @@ static void check_load(const sl_result *r, uint32_t row, int64_t rows, int64_t d
                          (long long)cell_i(r, row, cols[i]));
         }
     }
+}
+
+/* The held-read columns of ins_dnodes row `row` of r (-1: NULL). */
+static void check_held(const sl_result *r, uint32_t row, int64_t held, int64_t held_ms)
+{
+    if (held < 0) {
+        assert_true(cell_null(r, row, "reads_held"));
+        assert_true(cell_null(r, row, "reads_held_ms"));
+        return;
+    }
+    assert_int_equal(cell_i(r, row, "reads_held"), held);
+    assert_int_equal(cell_i(r, row, "reads_held_ms"), held_ms);
 }
 
 /* Vgroups 1..5 (ordered by id) against the expected loads, and the dnodes 1..5. */
@@ -550,7 +564,7 @@ static void test_vnode_loads(void **state)
         LOAD(3, 50, 1000, 2, 50, 0),
         LOAD(5, 7, 10, 1, 7, 2),
     };
-    report(f, 1, v1, 3, 4, 0);
+    report(f, 1, v1, 3, 4, 12, 3400, 0);
     /* Vnode 2 holds 2 and 4: a good load for 2, then garbage - an unknown vgroup, vnode 1's
      * vgroup 1 with absurd numbers, and vgroup 2 a second time - all ignored. */
     const sl_mcatalog_vgroup_load v2[] = {
@@ -560,7 +574,7 @@ static void test_vnode_loads(void **state)
         LOAD(2, 77777, 77777, 77777, 77777, 77777),
         LOAD(0, 3, 3, 3, 3, 3),
     };
-    report(f, 2, v2, 5, 0, 4);
+    report(f, 2, v2, 5, 0, 0, 0, 4);
     static const int64_t want1[5][5] = {{100, 4096, 3, 120, 1},
                                         {10, 20, 1, 10, 0},
                                         {50, 1000, 2, 50, 0},
@@ -580,6 +594,11 @@ static void test_vnode_loads(void **state)
     check_load(&r, 1, 10, 20, 1, 10, 0);
     for (uint32_t i = 2; i < 5; i++)
         check_load(&r, i, -1, -1, -1, -1, -1);
+    /* The vnodes' own held-read totals as reported; NULL for the other kinds. */
+    check_held(&r, 0, 12, 3400);
+    check_held(&r, 1, 0, 0);
+    for (uint32_t i = 2; i < 5; i++)
+        check_held(&r, i, -1, -1);
     sl_result_fini(&r);
     check_format(f->cat, NULL, "SHOW VNODES ON DNODE 1",
                  VGROUPS_HEAD
@@ -594,10 +613,11 @@ static void test_vnode_loads(void **state)
     /* Reports of a node that is not a vnode, or not registered, change nothing. */
     sl_error err;
     sl_error_clear(&err);
-    assert_int_equal(sl_mcatalog_vnode_report(f->cat, 3, v1, 3, 9, NULL, &err), SL_EINVAL);
+    const sl_mcatalog_vnode_counters nine = {.fenced = 9, .reads_held = 9};
+    assert_int_equal(sl_mcatalog_vnode_report(f->cat, 3, v1, 3, &nine, NULL, &err), SL_EINVAL);
     assert_string_equal(err.msg, "node 3 is an snode: only vnodes report loads");
     sl_error_clear(&err);
-    assert_int_equal(sl_mcatalog_vnode_report(f->cat, 42, v1, 3, 9, NULL, &err), SL_ENOTFOUND);
+    assert_int_equal(sl_mcatalog_vnode_report(f->cat, 42, v1, 3, &nine, NULL, &err), SL_ENOTFOUND);
     assert_string_equal(err.msg, "node 42 is not registered");
     check_vgroup_loads(f, want1);
 
@@ -605,12 +625,12 @@ static void test_vnode_loads(void **state)
      * one. Counters beyond a BIGINT show as the largest one, and the per-dnode sums
      * saturate instead of wrapping. */
     const sl_mcatalog_vgroup_load v1b[] = {LOAD(1, 101, 4100, 4, 121, 1)};
-    report(f, 1, v1b, 1, 5, 0);
+    report(f, 1, v1b, 1, 5, 13, 4100, 0);
     const sl_mcatalog_vgroup_load v2b[] = {
         LOAD(2, UINT64_MAX, 1, 1, 1, 0),
         LOAD(4, UINT64_MAX - 5, 2, (uint64_t)INT64_MAX, 2, 0),
     };
-    report(f, 2, v2b, 2, UINT64_MAX, 0);
+    report(f, 2, v2b, 2, UINT64_MAX, UINT64_MAX, 1, 0);
     static const int64_t want2[5][5] = {{101, 4100, 4, 121, 1},
                                         {INT64_MAX, 1, 1, 1, 0},
                                         {50, 1000, 2, 50, 0},
@@ -622,6 +642,8 @@ static void test_vnode_loads(void **state)
     assert_int_equal(r.rows.nrows, 2);
     check_load(&r, 0, 158, 5110, 7, 178, 5);
     check_load(&r, 1, INT64_MAX, 3, INT64_MAX, 3, INT64_MAX);
+    check_held(&r, 0, 13, 4100);
+    check_held(&r, 1, INT64_MAX, 1);
     sl_result_fini(&r);
     /* Aggregates over the columns work like any other (what a user adds up). */
     query_db(f->cat, NULL,
@@ -645,8 +667,10 @@ static void test_vnode_loads(void **state)
         check_load(&r, i, -1, -1, -1, -1, -1);
     sl_result_fini(&r);
     query_db(f->cat, NULL, "SELECT * FROM information_schema.ins_dnodes ORDER BY id", &r);
-    for (uint32_t i = 0; i < r.rows.nrows; i++)
+    for (uint32_t i = 0; i < r.rows.nrows; i++) {
         check_load(&r, i, -1, -1, -1, -1, -1);
+        check_held(&r, i, -1, -1);
+    }
     sl_result_fini(&r);
 }
 

@@ -208,6 +208,8 @@ static int pack_heartbeat(sl_vdaemon *vd, uint8_t **out, size_t *n)
     rq.node_id = vd->vd_node_id;
     rq.rows_written = vd->vd_rows_written;
     rq.fenced = vd->vd_fenced;
+    rq.reads_held = atomic_load(&vd->vd_polls_held);
+    rq.reads_held_ms = atomic_load(&vd->vd_held_ms);
     for (size_t i = 0; rc == 0 && i < nv; i++) {
         const vn_vgroup *vg = vd->vd_vgroups[i];
         Sluice__VgroupLoad *l = &loads[i];
