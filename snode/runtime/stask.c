@@ -1304,6 +1304,8 @@ typedef struct st_poll {
     bool inflight;  /* a call is out */
     bool done;      /* its reply (or error) waits to be fed */
     int64_t retry_ms; /* after a failed poll: not again before this wall time */
+    bool probe;     /* the last poll failed: the next one asks without waiting, so that
+                     * the vgroup's read error clears as soon as it answers again */
     int rc;
     sl_buf rep;
     sl_error err;
@@ -2040,7 +2042,7 @@ static bool run_live(sl_stask *t, st_recover *rec)
         for (int i = 0; polls != NULL && i < t->nvg; i++) {
             st_poll *p = &polls[i];
             if (!p->inflight && !p->done && now >= p->retry_ms &&
-                poll_start(t, p, &rloop, wait) < 0)
+                poll_start(t, p, &rloop, p->probe ? 0 : wait) < 0)
                 p->retry_ms = now + 50; /* the client is closing: try again shortly */
             out += p->inflight;
         }
@@ -2049,7 +2051,8 @@ static bool run_live(sl_stask *t, st_recover *rec)
             uv_run(&rloop, UV_RUN_NOWAIT); /* and whatever else answered meanwhile: one
                                             * round, one batch */
         } else
-            sleep_ms(t->nvg == 0 ? wait : 50); /* every vgroup backs off after an error */
+            sleep_ms(t->nvg == 0 ? ROUND_MS : 50); /* no vgroup: rounds only; else every
+                                                    * vgroup backs off after an error */
         for (int i = 0; polls != NULL && i < t->nvg && !atomic_load(&t->stop); i++) {
             st_poll *p = &polls[i];
             if (!p->done)
@@ -2059,6 +2062,7 @@ static bool run_live(sl_stask *t, st_recover *rec)
              * again after a pause, not in a tight loop. */
             if (p->rc < 0 && p->rc != SL_ETIMEOUT)
                 p->retry_ms = wall_ms() + 100;
+            p->probe = p->rc < 0;
             changes_reply(t, i, p->rc, p->rep.data, p->rep.len, &p->err);
         }
         tick_all(t);
