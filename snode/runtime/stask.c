@@ -41,12 +41,6 @@
 #define CKPT_FORMAT 3
 #define CKPT_F_HISTORY_DONE 1u
 #define RPC_TIMEOUT_MS 10000
-/* The live phase: how long a change-log poll waits at the vnode for changes (it is
- * answered at once when there are some), and how often a round runs anyway (engine ticks,
- * batches, checkpoints, stop). An idle task asks each vgroup once a second, not ten
- * times: 400 polls a second per vnode in an idle `sluice-bench stream` cluster before. */
-#define LIVE_POLL_WAIT_MS 1000
-#define ROUND_MS 100
 #define READ_MAX_BYTES (4u << 20)
 
 static int64_t wall_ms(void)
@@ -1996,14 +1990,9 @@ static bool recover_due(sl_stask *t, st_recover *r)
 /* The live phase: polls every vgroup, feeds, ticks and checkpoints until the task is asked
  * to stop (false; its last checkpoint then written when asked for) or a recovery is due
  * (true). */
-static void on_round_tick(uv_timer_t *h)
-{
-    (void)h; /* only ends the loop's wait: the round ticks the engines */
-}
-
 static bool run_live(sl_stask *t, st_recover *rec)
 {
-    int wait = t->cfg.poll_wait_ms > 0 ? t->cfg.poll_wait_ms : LIVE_POLL_WAIT_MS;
+    int wait = t->cfg.poll_wait_ms > 0 ? t->cfg.poll_wait_ms : 100;
     int ckpt_ms = t->cfg.checkpoint_ms > 0 ? t->cfg.checkpoint_ms : 1000;
     uv_loop_t rloop;
     st_poll *polls = NULL;
@@ -2016,11 +2005,6 @@ static bool run_live(sl_stask *t, st_recover *rec)
         uv_loop_close(&rloop);
         return false;
     }
-    /* A round runs at least every ROUND_MS (engine ticks, batches, checkpoints, stop)
-     * while the polls wait up to `wait` for changes. */
-    uv_timer_t round;
-    uv_timer_init(&rloop, &round);
-    uv_timer_start(&round, on_round_tick, ROUND_MS, ROUND_MS);
     for (int i = 0; i < t->nvg; i++) {
         polls[i].t = t;
         polls[i].vg = i;
@@ -2047,12 +2031,11 @@ static bool run_live(sl_stask *t, st_recover *rec)
             out += p->inflight;
         }
         if (out > 0) {
-            uv_run(&rloop, UV_RUN_ONCE); /* until a poll answers or the round timer */
+            uv_run(&rloop, UV_RUN_ONCE); /* until a poll answers (each waits <= wait) */
             uv_run(&rloop, UV_RUN_NOWAIT); /* and whatever else answered meanwhile: one
                                             * round, one batch */
         } else
-            sleep_ms(t->nvg == 0 ? ROUND_MS : 50); /* no vgroup: rounds only; else every
-                                                    * vgroup backs off after an error */
+            sleep_ms(t->nvg == 0 ? wait : 50); /* every vgroup backs off after an error */
         for (int i = 0; polls != NULL && i < t->nvg && !atomic_load(&t->stop); i++) {
             st_poll *p = &polls[i];
             if (!p->done)
@@ -2073,19 +2056,19 @@ static bool run_live(sl_stask *t, st_recover *rec)
             checkpoint_all(t, false, false);
         recover = !atomic_load(&t->stop) && recover_due(t, rec);
     }
-    /* End the polls still out at once: closing a vgroup's client here, on their loop's
-     * thread, runs their callbacks now (waiting for their answers took up to the wait,
-     * or the vnode's hold, on every stop). Their replies are not fed: the cursors stay
-     * before them. The clients are set up again with the task (setup). */
-    for (int i = 0; polls != NULL && i < t->nvg; i++)
-        if (polls[i].inflight) {
-            sl_rpc_client_close(t->vg_cli[i]);
-            t->vg_cli[i] = NULL;
-        }
+    /* Reap the polls still out (each answers within its wait), so no callback outlives
+     * the loop and the clients can be closed from any thread. Their replies are not fed:
+     * the cursors stay before them. */
+    for (bool out = true; out && polls != NULL;) {
+        out = false;
+        for (int i = 0; i < t->nvg; i++)
+            out |= polls[i].inflight;
+        if (out)
+            uv_run(&rloop, UV_RUN_ONCE);
+    }
     for (int i = 0; polls != NULL && i < t->nvg; i++)
         sl_buf_fini(&polls[i].rep);
     free(polls);
-    uv_close((uv_handle_t *)&round, NULL);
     uv_run(&rloop, UV_RUN_NOWAIT);
     uv_loop_close(&rloop);
     sl__st_flush_batch(t);

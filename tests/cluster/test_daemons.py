@@ -541,35 +541,3 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
     finally:
         c.stop()
 
-
-def test_idle_stream_polls_once_a_second(bin_dir, tmp_path):
-    """An idle stream task long-polls each vgroup with a 1 s wait (snode/runtime/stask.c
-    LIVE_POLL_WAIT_MS) while its rounds still run every 100 ms: over 5 idle seconds the
-    vnode answers a handful of change-log polls, not the ~50 a 100 ms wait took. Rows
-    written after the idle time still produce their windows at once (a poll is answered
-    as soon as changes land), and the snode's SIGTERM is not held up by its polls out."""
-    from conftest import Cluster
-    from helpers import (HEARTBEAT_MS, NODE_TIMEOUT_MS, Sql, create_stream, make_db, num,
-                         sec, wait_equal)
-    from test_client_cluster import served
-    c = Cluster(bin_dir, tmp_path, 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
-                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    c.start()
-    try:
-        sql = Sql(c)
-        sql.run("CREATE DATABASE y VGROUPS 1")
-        sql.run("CREATE TABLE n (ts TIMESTAMP, v INT)", "y")
-        create_stream(c, sql, "y", "CREATE STREAM s3 COUNT_WINDOW(3) FROM n INTO out3 AS "
-                      "SELECT _twstart AS ws, COUNT(*) AS cnt, SUM(v) AS total FROM %%trows")
-        time.sleep(5)
-        sql.insert("y", "n", [(i, i + 1) for i in range(7)])
-        # COUNT_WINDOW(3) over v = 1..7: rows 1-3 (6), 4-6 (15); row 7 stays open.
-        wait_equal(lambda: [(sec(r[0]), num(r[1]), num(r[2])) for r in sql.rows(
-            "SELECT CAST(ws AS BIGINT), cnt, total FROM out3 ORDER BY ws", "y")],
-            [(0, 3, 6), (3, 3, 15)], "COUNT_WINDOW(3) after an idle time", sql, "y", ["s3"])
-    finally:
-        c.stop()
-    polls = served(os.path.join(c.root, "vnode0.log"), "vnode").get("CHANGES", 0)
-    # One task, one vgroup: about one poll a second over the ~6-8 s the stream lived, plus
-    # the ones answered by the writes.
-    assert 1 <= polls <= 20, polls
