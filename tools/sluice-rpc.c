@@ -17,7 +17,10 @@
  *                                               table (every tag, in order); prints its meta
  *   sluice-rpc query MNODE DB SQL [PAGE_BYTES]  VNODE_QUERY on every vgroup of DB, all pages;
  *                                               prints the PARTIAL rows as CSV
- *   sluice-rpc changes VNODE VGROUP AFTER [WAIT_MS]   VNODE_CHANGES summary
+ *   sluice-rpc changes VNODE VGROUP AFTER [WAIT_MS [YIELDING]]   VNODE_CHANGES summary
+ *                                               ("last_version=V changes=N", then
+ *                                               " writes_heavy=1" when the reply says so;
+ *                                               YIELDING 1 sets the request's yielding)
  *   sluice-rpc fchanges VNODE VGROUP AFTER TABLE_UID GROUP NSLOTS SLOTS PROJ [PRE_FILTER
  *                       [WAIT_MS [MAX_ENTRIES]]]   filtered VNODE_CHANGES (ChangesFilter):
  *                                               GROUP, PROJ comma lists (-1 tbname) or
@@ -465,6 +468,7 @@ static int cmd_changes(int argc, char **argv)
     rq.vgroup_id = (uint32_t)strtoul(argv[1], NULL, 10);
     rq.after_version = strtoull(argv[2], NULL, 10);
     rq.wait_ms = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 0;
+    rq.yielding = argc > 4 && strcmp(argv[4], "1") == 0;
     sl_buf reply;
     sl_buf_init(&reply);
     sl_error err = {0};
@@ -474,7 +478,8 @@ static int cmd_changes(int argc, char **argv)
     Sluice__ChangesReply *rp = sluice__changes_reply__unpack(NULL, reply.len, reply.data);
     if (rp == NULL)
         return fail(SL_ECORRUPT, NULL);
-    printf("last_version=%" PRIu64 " changes=%zu\n", rp->last_version, rp->n_changes);
+    printf("last_version=%" PRIu64 " changes=%zu%s\n", rp->last_version, rp->n_changes,
+           rp->writes_heavy ? " writes_heavy=1" : "");
     for (size_t i = 0; i < rp->n_changes; i++)
         printf("change version=%" PRIu64 " uid=%" PRIu64 " kind=%u count=%" PRIu64 "\n",
                rp->changes[i]->version, rp->changes[i]->uid, rp->changes[i]->kind,

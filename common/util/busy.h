@@ -17,6 +17,7 @@
 #define SL_BUSY_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct sl_busy {
@@ -30,7 +31,25 @@ void sl_busy_init(sl_busy *b, uint64_t tau_ns);
 /* Work of dur_ns that ended at end_ns (monotonic, not before the previous end). Writer
  * thread only. */
 void sl_busy_add(sl_busy *b, uint64_t end_ns, uint64_t dur_ns);
+/* busy_ns of work spread evenly over [start_ns, end_ns] (start_ns < end_ns, not before
+ * the previous end): what a sampled counter gives (a thread's run time since the last
+ * sample). Unlike sl_busy_add, a long span adds only its own fraction, however long it
+ * was: a counter read after a second of idling with 10 ms of work in it reads as 1%, not
+ * as 10 ms of work just now. Writer thread only. */
+void sl_busy_add_span(sl_busy *b, uint64_t start_ns, uint64_t end_ns, uint64_t busy_ns);
 /* The busy fraction as of now_ns (>= 0; about the fraction of the last tau spent busy). */
 double sl_busy_frac(const sl_busy *b, uint64_t now_ns);
+
+/*
+ * A gate with hysteresis over a write share and a CPU demand (both fractions from
+ * meters): it opens ("heavy") when writes >= w and the fast demand reading >= d, and
+ * stays open while writes >= w and either demand reading >= d / 2. A fast meter lets it
+ * open within a few ms of a load starting (and keeps it open while the slow one still
+ * rises from idle); the slow one and the lower mark keep it open through the load's short
+ * dips (a flush, a stall), so that a load is either yielded to or not, rather than
+ * flickering. Returns the new state.
+ */
+bool sl_busy_gate(bool was_heavy, double writes, double demand_fast, double demand_slow,
+                  double w, double d);
 
 #endif

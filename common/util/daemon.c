@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <stdlib.h>
@@ -279,6 +280,32 @@ int sl_daemon_set_priority(int tid, int nice)
         return -1;
     }
     return nice > 0 ? setpriority(PRIO_PROCESS, (id_t)tid, nice) : 0;
+}
+
+bool sl_daemon_can_unyield(int nice)
+{
+    if (geteuid() == 0)
+        return true;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f != NULL) {
+        char line[256];
+        unsigned long long caps = 0;
+        while (fgets(line, sizeof(line), f) != NULL)
+            if (sscanf(line, "CapEff: %llx", &caps) == 1)
+                break;
+        fclose(f);
+        if (caps & (1ull << 23)) /* CAP_SYS_NICE */
+            return true;
+    }
+    struct rlimit rl;
+    return nice >= 0 && nice <= 19 && getrlimit(RLIMIT_NICE, &rl) == 0 &&
+           (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)(20 - nice));
+}
+
+int sl_daemon_thread_yield(bool on)
+{
+    struct sched_param sp = {.sched_priority = 0};
+    return sched_setscheduler(0, on ? SCHED_IDLE : SCHED_OTHER, &sp);
 }
 
 const char *sl_daemon_priority_name(int nice, char *buf, size_t n)

@@ -110,6 +110,17 @@ void sl_daemon_local_url(char *out, size_t n, const char *host, int port);
  */
 int sl_daemon_set_priority(int tid, int nice);
 
+/*
+ * A thread's temporary yield of the CPU: sl_daemon_thread_yield(true) moves the calling
+ * thread to the SCHED_IDLE class (it runs only on a CPU nothing else wants), false back
+ * to SCHED_OTHER at the nice value it had. Linux lets a thread leave SCHED_IDLE only with
+ * the right to lower its nice value: sl_daemon_can_unyield(nice) says whether this process
+ * has it for nice (root, CAP_SYS_NICE, or an RLIMIT_NICE of 20 - nice or more); without
+ * it, do not yield (there would be no way back). 0 or -1 (errno).
+ */
+bool sl_daemon_can_unyield(int nice);
+int sl_daemon_thread_yield(bool on);
+
 /* "idle" for SL_NICE_IDLE, else the number (buf holds it). */
 const char *sl_daemon_priority_name(int nice, char *buf, size_t n);
 

@@ -218,6 +218,7 @@ int main(int argc, char **argv)
     static sl_sdaemon sd;
     sd.sd_loop = uv_default_loop();
     sd.sd_heartbeat_ms = o.heartbeat_ms;
+    sd.sd_nice = o.nice;
     snprintf(sd.sd_data, sizeof(sd.sd_data), "%s", o.data);
     snprintf(sd.sd_mnode_url, sizeof(sd.sd_mnode_url), "%s", o.mnode);
     if (sl_daemon_advertise(sd.sd_addr, sizeof(sd.sd_addr), o.advertise, o.host, o.port) < 0) {

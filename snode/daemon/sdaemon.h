@@ -101,6 +101,7 @@ typedef struct sl_sdaemon {
     int sd_njoins;
     bool sd_draining;           /* SIGTERM: every task stops with a last checkpoint, none
                                  * starts; the node leaves once they are all joined */
+    int sd_nice;                /* the CPU priority the daemon runs at (--nice) */
     int sd_checkpoint_ms;       /* between a task's checkpoints (0: the task's default) */
     sl_stask_event_fn sd_on_event; /* event hook of every task (notifications) */
     sl_stask_sync_fn sd_on_sync;   /* their sync hook (the notifications are stored) */

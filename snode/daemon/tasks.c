@@ -224,6 +224,7 @@ static void start_missing(sl_sdaemon *sd)
                             .ignore_untreated_epoch =
                                 s->ignore_untreated ? s->ignore_untreated_epoch : 0,
                             .checkpoint_ms = sd->sd_checkpoint_ms,
+                            .nice = sd->sd_nice,
                             .on_event = sd->sd_on_event,
                             .on_sync = sd->sd_on_sync,
                             .event_ud = sd->sd_event_ud};

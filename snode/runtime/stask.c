@@ -19,6 +19,7 @@
  * slot neither loses nor double-counts a row.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include "client/lib/sluice_int.h"
 #include "common/sql/unparse.h"
 #include "common/types/rollup.h"
+#include "common/util/daemon.h"
 #include "common/util/log.h"
 #include "mnode.pb-c.h"
 #include "stask_int.h"
@@ -1241,6 +1243,7 @@ static int changes_request(sl_stask *t, int i, int wait_ms, sl_buf *req)
     rq.max_entries = 4096;
     rq.wait_ms = (uint32_t)wait_ms;
     rq.filter = &f;
+    rq.yielding = t->yielding;
     sl_buf_reset(req);
     int rc = sl_buf_reserve(req, sluice__changes_request__get_packed_size(&rq));
     if (rc == 0)
@@ -1248,12 +1251,14 @@ static int changes_request(sl_stask *t, int i, int wait_ms, sl_buf *req)
     return rc;
 }
 
-/* Feeds the changes of reply rep (rc: the call's result, err its message) of vgroup i.
- * Returns the number of changes (1 when the reply says there is more), or < 0. */
+/* Feeds the changes of reply rep (rc: the call's result, err its message) of vgroup i;
+ * *heavy: the reply says the vgroup's client writes are heavy. Returns the number of
+ * changes (1 when the reply says there is more), or < 0. */
 static int changes_reply(sl_stask *t, int i, int rc, const uint8_t *rep, size_t replen,
-                         sl_error *err)
+                         sl_error *err, bool *heavy)
 {
     int nch = 0;
+    *heavy = false;
     if (rc == 0) {
         Sluice__ChangesReply *r = sluice__changes_reply__unpack(NULL, replen, rep);
         if (r == NULL) {
@@ -1269,6 +1274,7 @@ static int changes_reply(sl_stask *t, int i, int rc, const uint8_t *rep, size_t 
             for (size_t k = 0; k < r->n_changes; k++)
                 feed_change(t, i, r->changes[k]);
             nch = (int)r->n_changes;
+            *heavy = r->writes_heavy;
             if (r->last_version > t->cursor[i])
                 t->cursor[i] = r->last_version;
             if (r->more && nch == 0)
@@ -1300,6 +1306,7 @@ typedef struct st_poll {
     int64_t retry_ms; /* after a failed poll: not again before this wall time */
     bool probe;     /* the last poll failed: the next one asks without waiting, so that
                      * the vgroup's read error clears as soon as it answers again */
+    bool heavy;     /* its last reply said the vgroup's client writes are heavy */
     int rc;
     sl_buf rep;
     sl_error err;
@@ -1987,6 +1994,36 @@ static bool recover_due(sl_stask *t, st_recover *r)
     return true;
 }
 
+/*
+ * Yielding to heavy client writes (docs/architecture.md, "Stream reads yield to heavy
+ * client writes"). A vnode whose client writes are heavy holds the stream reads; one that
+ * is not yet told so answers at once with writes_heavy. From then until every vgroup's
+ * last reply says the writes are no longer heavy, the task's thread runs in the SCHED_IDLE
+ * class: what it read before the load took the CPU is worked on only with CPU the load
+ * leaves, not taken from the writes; and its reads say `yielding`, so the vnodes hold
+ * them. The thread moves to SCHED_IDLE only when it may come back (a process without the
+ * right to lower its nice value cannot leave SCHED_IDLE); the reads say `yielding` either
+ * way, else every read would be answered at once, empty, again and again.
+ */
+static void set_yielding(sl_stask *t, bool on)
+{
+    static atomic_int can = -1; /* sl_daemon_can_unyield, asked once per process */
+    t->yielding = on;
+    if (t->cfg.nice == SL_NICE_IDLE)
+        return; /* idle already */
+    if (atomic_load(&can) < 0)
+        atomic_store(&can, sl_daemon_can_unyield(t->cfg.nice) ? 1 : 0);
+    if (atomic_load(&can) == 0)
+        return;
+    if (sl_daemon_thread_yield(on) < 0)
+        sl_log(SL_LOG_WARN, "snode", "stream %s.%s: cannot %s the CPU: %s", t->c_db,
+               t->c_name, on ? "yield" : "take back", strerror(errno));
+    else
+        sl_log(SL_LOG_DEBUG, "snode", "stream %s.%s: %s", t->c_db, t->c_name,
+               on ? "client writes are heavy: working at idle priority"
+                  : "client writes calmed: back to normal priority");
+}
+
 /* The live phase: polls every vgroup, feeds, ticks and checkpoints until the task is asked
  * to stop (false; its last checkpoint then written when asked for) or a recovery is due
  * (true). */
@@ -2046,8 +2083,13 @@ static bool run_live(sl_stask *t, st_recover *rec)
             if (p->rc < 0 && p->rc != SL_ETIMEOUT)
                 p->retry_ms = wall_ms() + 100;
             p->probe = p->rc < 0;
-            changes_reply(t, i, p->rc, p->rep.data, p->rep.len, &p->err);
+            changes_reply(t, i, p->rc, p->rep.data, p->rep.len, &p->err, &p->heavy);
         }
+        bool heavy = false;
+        for (int i = 0; polls != NULL && i < t->nvg; i++)
+            heavy |= polls[i].heavy;
+        if (heavy != t->yielding)
+            set_yielding(t, heavy);
         tick_all(t);
         /* The round's computations, outputs and notifications (batched without
          * LOW_LATENCY_CALC), before a checkpoint may cover them. */
@@ -2069,6 +2111,8 @@ static bool run_live(sl_stask *t, st_recover *rec)
     for (int i = 0; polls != NULL && i < t->nvg; i++)
         sl_buf_fini(&polls[i].rep);
     free(polls);
+    if (t->yielding)
+        set_yielding(t, false);
     uv_run(&rloop, UV_RUN_NOWAIT);
     uv_loop_close(&rloop);
     sl__st_flush_batch(t);

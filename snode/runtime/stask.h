@@ -77,6 +77,8 @@ typedef struct sl_stask_cfg {
     uint64_t ignore_untreated_epoch;
     int checkpoint_ms;       /* between checkpoints (0: 1000) */
     int poll_wait_ms;        /* long-poll wait per vgroup read (0: 100) */
+    int nice;                /* the daemon's CPU priority (0..19, SL_NICE_IDLE): what the
+                              * thread returns to after yielding to heavy client writes */
     sl_stask_event_fn on_event; /* may be NULL */
     /* Called on the task's thread before each checkpoint, and with final set once as the
      * thread ends: returns when what on_event was given is as durable as the checkpoint

@@ -95,6 +95,8 @@ struct sl_stask {
     int64_t ckpt_gap_ms;     /* until the next checkpoint round (ckpt_gap()) */
     uint64_t ckpt_rounds;    /* checkpoint_all calls (every 10th refreshes clean slots) */
     bool ready;              /* set up and positioned */
+    bool yielding;           /* a vgroup said its writes are heavy: this thread runs at
+                              * SCHED_IDLE (when it may come back) and its reads say so */
     /* runner / output */
     st_group grp;            /* group of the entry being fed / the event being processed */
     sl_keymap gmap;          /* group id -> index in gctx */

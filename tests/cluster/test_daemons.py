@@ -442,10 +442,12 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
     """The vnode holds change-log reads while client writes keep it busy and short of CPU
     (--stream-yield-ms, -writes, -demand; docs/architecture.md "Stream reads yield to
     heavy writes"). With both thresholds at 0 every read counts as under heavy writes: a
-    read waits the whole hold (and the log counts it), then gets at most 64 changes (the
-    trickle that keeps a stream moving under a sustained load), and a stream still
-    computes every window. A light write load with the defaults never holds or cuts a
-    read. Bad values are refused."""
+    reader that does not yet yield is told so at once (an empty reply with writes_heavy,
+    its cursor unchanged); a yielding read waits the whole hold (and the log counts it),
+    then gets at most 64 changes (the trickle that keeps a stream moving under a sustained
+    load); a stream's task thread moves to SCHED_IDLE while told, and the stream still
+    computes every window. A light write load with the defaults never holds, cuts or
+    flags a read, and no task thread yields. Bad values are refused."""
     from conftest import Cluster
     from helpers import (HEARTBEAT_MS, NODE_TIMEOUT_MS, Sql, create_stream, log_count,
                          make_db, num, sec, wait_equal, wait_for)
@@ -473,23 +475,42 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
         # 100 INSERTs, one change each, after the row at 1 s.
         sql.run(" ".join(f"INSERT INTO m VALUES ({2000 + i}, {i});" for i in range(100)), "y")
 
-    hold_ms = 700
-    c = Cluster(bin_dir, tmp_path / "hold", 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
-                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)],
-                vnode_args=["--stream-yield-ms", str(hold_ms), "--stream-yield-writes", "0",
-                            "--stream-yield-demand", "0"])
-    os.makedirs(c.root, exist_ok=True)
-    c.start()
-    try:
+    def idle_threads(c):
+        # The snode's threads in the SCHED_IDLE class (policy 5, field 41 of their stat).
+        pid = c.procs["snode0"].pid
+        n = 0
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # the thread ended meanwhile
+            n += fields[38] == "5"  # field 41: after "pid (comm)", index 41 - 3
+        return n
+
+    def start(name, vnode_args):
+        c = Cluster(bin_dir, tmp_path / name, 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
+                    snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)], vnode_args=vnode_args)
+        os.makedirs(c.root, exist_ok=True)
+        c.start()
         sql = Sql(c)
         make_db(sql, "y", ["CREATE TABLE n (ts TIMESTAMP, v INT)",
                            "CREATE TABLE m (ts TIMESTAMP, v INT)"])
         c.rpc("write", c.maddr, "y", "m", stdin="1000,1\n")
+        return c, sql
+
+    hold_ms = 700
+    c, sql = start("hold", ["--stream-yield-ms", str(hold_ms), "--stream-yield-writes", "0",
+                            "--stream-yield-demand", "0"])
+    try:
         fields = dict(kv.split("=", 1) for kv in c.rpc("meta", c.maddr, "y", "m").stdout.split())
+        # Not yielding yet: told at once, nothing read, the cursor where it was.
+        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0, 0, 0)
+        assert r.stdout.splitlines()[0] == "last_version=0 changes=0 writes_heavy=1", r.stdout
         t0 = time.monotonic()
-        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0)
+        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0, 0, 1)
         took = time.monotonic() - t0
-        assert "changes=1" in r.stdout.splitlines()[0], r.stdout
+        assert r.stdout.splitlines()[0] == "last_version=1 changes=1 writes_heavy=1", r.stdout
         assert took >= hold_ms / 1000 * 0.9, f"a read under heavy writes answered in {took:.3f} s"
         wait_for(lambda: log_count(c, "vnode0", held) >= 1, 10, "the held reads' log line")
         # ins_dnodes shows the vnode's totals (from its next heartbeats): at least this read
@@ -504,31 +525,31 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
         wait_for(shown, 10, lambda: f"held reads in ins_dnodes: {dn}")
         # The load goes on when the hold ends: the read gets a trickle (64 changes of 101).
         write_100(sql)
-        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0)
+        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0, 0, 1)
         assert "changes=64" in r.stdout.splitlines()[0], r.stdout
-        # A stream still gets every row, each read held: rows written in three steps.
+        # A stream still gets every row, each read held: rows written in three steps. Its
+        # task thread is told and works at idle priority meanwhile.
+        assert idle_threads(c) == 0
         create_stream(c, sql, "y", f"CREATE STREAM s3 COUNT_WINDOW(3) FROM n INTO out3 {q}")
+        wait_for(lambda: idle_threads(c) == 1, 30, "the stream task at SCHED_IDLE")
         for lo, hi in ((1, 4), (4, 7), (7, 8)):
             sql.insert("y", "n", [(i - 1, i) for i in range(lo, hi)])
         wait_equal(lambda: count_windows(sql, "y"), want, "COUNT_WINDOW(3) with held reads",
                    sql, "y", ["s3"], timeout=60)
+        assert idle_threads(c) == 1
     finally:
         c.stop()
 
     # The defaults and a light load (a few rows at a time): no read is ever held or cut.
-    c = Cluster(bin_dir, tmp_path / "light", 1, nsnodes=1, node_timeout_ms=NODE_TIMEOUT_MS,
-                snode_args=["--heartbeat-ms", str(HEARTBEAT_MS)])
-    os.makedirs(c.root, exist_ok=True)
-    c.start()
+    c, sql = start("light", [])
     try:
-        sql = Sql(c)
-        make_db(sql, "y", ["CREATE TABLE n (ts TIMESTAMP, v INT)",
-                           "CREATE TABLE m (ts TIMESTAMP, v INT)"])
-        c.rpc("write", c.maddr, "y", "m", stdin="1000,1\n")
         write_100(sql)
         fields = dict(kv.split("=", 1) for kv in c.rpc("meta", c.maddr, "y", "m").stdout.split())
         r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0)
-        assert "changes=101" in r.stdout.splitlines()[0], r.stdout
+        assert r.stdout.splitlines()[0] == "last_version=101 changes=101", r.stdout
+        # A reader still yielding is told the writes are no longer heavy (no flag).
+        r = c.rpc("changes", fields["vnode"], fields["vgroup"], 0, 0, 1)
+        assert r.stdout.splitlines()[0] == "last_version=101 changes=101", r.stdout
         create_stream(c, sql, "y", f"CREATE STREAM s3 COUNT_WINDOW(3) FROM n INTO out3 {q}")
         for lo, hi in ((1, 4), (4, 7), (7, 8)):
             sql.insert("y", "n", [(i - 1, i) for i in range(lo, hi)])
@@ -536,6 +557,7 @@ def test_stream_reads_yield_to_heavy_writes(bin_dir, tmp_path):
                    sql, "y", ["s3"])
         time.sleep(1.5)  # past the vnode's next once-a-second report and heartbeat
         assert log_count(c, "vnode0", held) == 0
+        assert idle_threads(c) == 0
         assert sql.dicts("SELECT reads_held, reads_held_ms FROM information_schema.ins_dnodes"
                          " WHERE kind = 'vnode'") == [{"reads_held": "0", "reads_held_ms": "0"}]
     finally:

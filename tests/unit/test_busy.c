@@ -1,7 +1,9 @@
 /*
  * test_busy.c - sl_busy (common/util/busy.h): a steady duty cycle reads as its fraction,
- * the reading fades with time constant tau when the work stops, and a reader racing the
- * writer never sees a value outside what the writer could have produced.
+ * the reading fades with time constant tau when the work stops, a sampled counter's span
+ * counts as its own fraction, the heavy-load gate opens and closes on its marks, and a
+ * reader racing the writer never sees a value outside what the writer could have
+ * produced.
  *
  * Expected values are computed here from the definition (fraction of time busy;
  * exp(-t/tau) fading), not by the meter.
@@ -100,6 +102,77 @@ static void test_light_and_heavy(void **state)
     assert_true(sl_busy_frac(&burst, e3) > 0.2);
 }
 
+/* A sampled counter: busy time spread over the span since the last sample. A steady
+ * duty reads as its fraction whatever the sampling period; a long idle span with a little
+ * work in it reads as that little, where sl_busy_add would credit all of it to the end. */
+static void test_span(void **state)
+{
+    (void)state;
+    /* Samples every 5 ms of a 60% duty (3 ms per 5), then every 40 ms of the same. */
+    sl_busy b;
+    sl_busy_init(&b, 20 * MS);
+    uint64_t t = 0;
+    for (; t < 500 * MS; t += 5 * MS)
+        sl_busy_add_span(&b, t, t + 5 * MS, 3 * MS);
+    assert_true(fabs(sl_busy_frac(&b, t) - 0.6) < 1e-6);
+    for (uint64_t end = t + 500 * MS; t < end; t += 40 * MS)
+        sl_busy_add_span(&b, t, t + 40 * MS, 24 * MS);
+    assert_true(fabs(sl_busy_frac(&b, t) - 0.6) < 1e-6);
+
+    /* From zero, one span S with busy B: B/S * (1 - e^(-S/tau)), the integral of the rate
+     * B/S fading with tau over the span. */
+    sl_busy one;
+    sl_busy_init(&one, 100 * MS);
+    sl_busy_add_span(&one, 1000 * MS, 1030 * MS, 15 * MS);
+    assert_true(fabs(sl_busy_frac(&one, 1030 * MS) - 0.5 * (1.0 - exp(-0.3))) < 1e-9);
+
+    /* A second of idling with 10 ms of work in it: 1%, not the 10% of a piece of 10 ms
+     * that just ended. */
+    sl_busy idle, piece;
+    sl_busy_init(&idle, 100 * MS);
+    sl_busy_init(&piece, 100 * MS);
+    sl_busy_add_span(&idle, 0, 1000 * MS, 10 * MS);
+    sl_busy_add(&piece, 1000 * MS, 10 * MS);
+    assert_true(fabs(sl_busy_frac(&idle, 1000 * MS) - 0.01 * (1.0 - exp(-10.0))) < 1e-9);
+    assert_true(fabs(sl_busy_frac(&piece, 1000 * MS) - 0.1) < 1e-9);
+
+    /* An empty span adds the work as a piece. */
+    sl_busy z;
+    sl_busy_init(&z, 100 * MS);
+    sl_busy_add_span(&z, 50 * MS, 50 * MS, 5 * MS);
+    assert_true(fabs(sl_busy_frac(&z, 50 * MS) - 0.05) < 1e-9);
+}
+
+/* The gate: opens on the write share and the fast demand, stays open on either demand
+ * reading at half the mark, closes when writes stop or both readings fall below it. */
+static void test_gate(void **state)
+{
+    (void)state;
+    const double w = 0.02, d = 0.25;
+    const struct {
+        bool was;
+        double writes, fast, slow;
+        bool want;
+    } cases[] = {
+        {false, 0.30, 0.30, 0.00, true},  /* a load starting: the fast reading is enough */
+        {false, 0.30, 0.20, 0.90, false}, /* closed: only the fast reading opens it */
+        {false, 0.01, 0.90, 0.90, false}, /* no client writes to speak of */
+        {false, 0.02, 0.25, 0.00, true},  /* both marks are inclusive */
+        {true, 0.30, 0.13, 0.00, true},   /* open: the fast reading above half the mark */
+        {true, 0.30, 0.00, 0.13, true},   /* or the slow one (a dip) */
+        {true, 0.30, 0.12, 0.12, false},  /* both below half: close */
+        {true, 0.019, 0.90, 0.90, false}, /* the writes stopped */
+        {true, 0.0, 0.0, 0.0, false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_int_equal(sl_busy_gate(cases[i].was, cases[i].writes, cases[i].fast,
+                                      cases[i].slow, w, d),
+                         cases[i].want);
+    /* Zero marks (the tests' "always heavy") open on anything, even all zeros. */
+    assert_true(sl_busy_gate(false, 0, 0, 0, 0, 0));
+    assert_true(sl_busy_gate(true, 0, 0, 0, 0, 0));
+}
+
 typedef struct race {
     sl_busy b;
     atomic_bool done;
@@ -145,6 +218,8 @@ int main(void)
         cmocka_unit_test(test_steady_fraction),
         cmocka_unit_test(test_fades_when_idle),
         cmocka_unit_test(test_light_and_heavy),
+        cmocka_unit_test(test_span),
+        cmocka_unit_test(test_gate),
         cmocka_unit_test(test_reader_races_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

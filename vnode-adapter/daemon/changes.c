@@ -62,6 +62,8 @@ struct vn_poll {
     bool expired;             /* the wait is over: the next read answers, empty or not */
     bool park;                /* this read may park (set by the loop before queueing) */
     bool held;                /* reader: it waited for heavy writes (counted once) */
+    bool yielding;            /* the reader yields to heavy writes already (it was told) */
+    bool heavy;               /* the reply says writes_heavy (set by the reader) */
     uint64_t queued_ns;       /* when it was queued for the reader (uv_hrtime) */
     /* The reader's result, for the loop. */
     bool answered;            /* false: nothing to send, park (after advanced) */
@@ -116,6 +118,7 @@ static void creply_pack(vn_poll *p, vn_creply *r, int rc, Sluice__ChangesReply *
         rp->changes = r->cp;
         rp->last_version = last_version;
         rp->first_retained_version = sl_vstore_first_retained_version(p->vg->vg_vs);
+        rp->writes_heavy = p->heavy;
         size_t n = sluice__changes_reply__get_packed_size(rp);
         p->bytes = malloc(n ? n : 1);
         if (p->bytes == NULL)
@@ -179,6 +182,20 @@ static void read_filtered(vn_poll *p, bool park)
     sl_vs_fchanges_fini(&ch);
 }
 
+/* Answers p at once with no changes and writes_heavy: its reader learns that writes are
+ * heavy and asks again, yielding; that read is held (hold_until). */
+static void answer_heavy(vn_poll *p)
+{
+    p->answered = false;
+    p->rc = 0;
+    sl_error_clear(&p->err);
+    p->heavy = true;
+    Sluice__ChangesReply rp = SLUICE__CHANGES_REPLY__INIT;
+    vn_creply cr;
+    int rc = creply_init(&cr, 0);
+    creply_pack(p, &cr, rc, &rp, p->after);
+}
+
 /* Reads p's changes into its result: answered with the packed reply (or an error), or,
  * when there are none and park is set, not answered. */
 static void read_changes(vn_poll *p, bool park)
@@ -234,6 +251,7 @@ struct vn_reader {
     vn_poll *queue, **queue_tail;
     vn_poll *done, **done_tail;
     bool stop;
+    bool heavy;               /* the write load is heavy (hold_until's gate; reader thread) */
     int nice;
     sl_wake wake;             /* wakes the loop for the done list */
     sl_vdaemon *vd;
@@ -246,7 +264,7 @@ struct vn_reader {
  * writes flow and the loop is short of CPU, and p has waited less than vd_yield_ms
  * (vdaemon.h). *trickle: the writes are still heavy but p's hold is over - read it, within
  * the trickle bounds. Reader thread. */
-static uint64_t hold_until(const vn_reader *r, const vn_poll *p, bool *trickle)
+static uint64_t hold_until(vn_reader *r, const vn_poll *p, bool *trickle)
 {
     sl_vdaemon *vd = r->vd;
     *trickle = false;
@@ -255,14 +273,17 @@ static uint64_t hold_until(const vn_reader *r, const vn_poll *p, bool *trickle)
     uint64_t until = p->queued_ns + (uint64_t)vd->vd_yield_ms * 1000000u;
     uint64_t now = uv_hrtime();
     double writes = sl_busy_frac(&vd->vd_wbusy, now);
-    bool heavy = atomic_load(&vd->vd_sched_ok)
-                     ? writes >= vd->vd_yield_writes &&
-                           sl_busy_frac(&vd->vd_demand, now) >= vd->vd_yield_demand
-                     : writes >= (vd->vd_yield_writes > VN_WBUSY_HEAVY ? vd->vd_yield_writes
-                                                                      : VN_WBUSY_HEAVY);
-    if (heavy && now >= until)
+    if (atomic_load(&vd->vd_sched_ok)) {
+        r->heavy = sl_busy_gate(r->heavy, writes, sl_busy_frac(&vd->vd_demand_fast, now),
+                                sl_busy_frac(&vd->vd_demand, now), vd->vd_yield_writes,
+                                vd->vd_yield_demand);
+    } else { /* the write share alone, at the higher mark */
+        double h = vd->vd_yield_writes > VN_WBUSY_HEAVY ? vd->vd_yield_writes : VN_WBUSY_HEAVY;
+        r->heavy = sl_busy_gate(r->heavy, writes, writes, writes, vd->vd_yield_writes, h);
+    }
+    if (r->heavy && now >= until)
         *trickle = true;
-    return heavy && now < until ? until : 0;
+    return r->heavy && now < until ? until : 0;
 }
 
 static void *reader_main(void *arg)
@@ -284,7 +305,18 @@ static void *reader_main(void *arg)
         vn_poll *p = r->queue;
         bool trickle;
         uint64_t until = hold_until(r, p, &trickle);
-        if (until != 0) {
+        /* A reader not yet yielding is told first, wherever its read is in the queue (a
+         * reply at once), so that it moves its work on what it already read to low
+         * priority; its next read is held. */
+        vn_poll **pp = &r->queue; /* the link to the read taken */
+        bool tell = false;
+        for (vn_poll **qq = &r->queue; until != 0 && *qq != NULL; qq = &(*qq)->qnext)
+            if (!(*qq)->yielding) {
+                pp = qq;
+                tell = true;
+                break;
+            }
+        if (until != 0 && !tell) {
             /* Heavy writes: the read waits (the queue is in arrival order, so p's hold
              * ends first); look again every HOLD_RECHECK_NS, and at once on stop. */
             uint64_t now = uv_hrtime();
@@ -303,6 +335,10 @@ static void *reader_main(void *arg)
             pthread_cond_timedwait(&r->work, &r->mu, &ts);
             continue;
         }
+        p = *pp;
+        *pp = p->qnext;
+        if (r->queue_tail == &p->qnext)
+            r->queue_tail = pp;
         if (p->held)
             atomic_fetch_add(&r->vd->vd_held_ms, (uv_hrtime() - p->queued_ns) / 1000000u);
         if (trickle) { /* the load goes on: a little, so the stream stays alive */
@@ -311,11 +347,12 @@ static void *reader_main(void *arg)
             if (p->max_entries == 0 || p->max_entries > VN_TRICKLE_ENTRIES)
                 p->max_entries = VN_TRICKLE_ENTRIES;
         }
-        r->queue = p->qnext;
-        if (r->queue == NULL)
-            r->queue_tail = &r->queue;
+        p->heavy = r->heavy;
         pthread_mutex_unlock(&r->mu);
-        read_changes(p, p->park);
+        if (tell)
+            answer_heavy(p);
+        else
+            read_changes(p, p->park);
         pthread_mutex_lock(&r->mu);
         p->qnext = NULL;
         *r->done_tail = p;
@@ -653,6 +690,7 @@ void sl__vn_changes(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
         p->max_entries = rq->max_entries;
         p->filter = filter;
         p->may_wait = wait > 0;
+        p->yielding = rq->yielding;
         filter = NULL;
         uv_timer_init(vd->vd_loop, &p->timer);
         p->timer.data = p;

@@ -71,7 +71,9 @@ static void usage(FILE *f)
             "                       applying client writes for reads to be held (default %d)\n"
             "  --stream-yield-demand P  and the share of the time (percent) its loop thread\n"
             "                       must run or wait for a CPU (default %d: the host is short\n"
-            "                       of CPU); 0 and 0 hold every read\n"
+            "                       of CPU); 0 and 0 hold every read. A stream not yet\n"
+            "                       yielding is told at once instead, and its snode works at\n"
+            "                       idle priority until the writes calm down\n"
             "  --health             do not start: check the vnode running with these settings;\n"
             "                       exit 0 when it answers and has its node id from the mnode\n"
             "                       in DATA/node_id, 1 otherwise (the container healthcheck)\n",
@@ -209,6 +211,7 @@ int main(int argc, char **argv)
     vd.vd_yield_demand = o.yield_demand / 100.0;
     sl_busy_init(&vd.vd_wbusy, (uint64_t)VN_BUSY_TAU_MS * 1000000u);
     sl_busy_init(&vd.vd_demand, (uint64_t)VN_BUSY_TAU_MS * 1000000u);
+    sl_busy_init(&vd.vd_demand_fast, (uint64_t)VN_DEMAND_FAST_TAU_MS * 1000000u);
     /* The loop runs on this thread. */
     vd.vd_schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     atomic_store(&vd.vd_sched_ok, vd.vd_schedstat_fd >= 0);

@@ -274,8 +274,9 @@ static bool write_park(sl_vdaemon *vd, vn_vgroup *vg, sl_rpc_reply *reply, vn_wr
 static void v_write_apply(sl_rpc_reply *reply, const sl_rpc_request *req, sl_vdaemon *vd,
                           bool *background);
 
-/* Feeds vd_demand with the loop thread's run and wait time since the last sample, at
- * most every VN_SCHED_SAMPLE_MS (a read of its schedstat: "run_ns wait_ns slices"). */
+/* Feeds vd_demand and vd_demand_fast with the loop thread's run and wait time since the
+ * last sample, spread over the time since then, at most every VN_SCHED_SAMPLE_MS (a read
+ * of its schedstat: "run_ns wait_ns slices"). */
 static void sample_demand(sl_vdaemon *vd, uint64_t now)
 {
     if (vd->vd_schedstat_fd < 0 || now - vd->vd_sched_at < VN_SCHED_SAMPLE_MS * 1000000ull)
@@ -289,8 +290,11 @@ static void sample_demand(sl_vdaemon *vd, uint64_t now)
         atomic_store(&vd->vd_sched_ok, false);
         return;
     }
-    if (vd->vd_sched_at != 0 && run >= vd->vd_sched_run && wait >= vd->vd_sched_wait)
-        sl_busy_add(&vd->vd_demand, now, (run - vd->vd_sched_run) + (wait - vd->vd_sched_wait));
+    if (vd->vd_sched_at != 0 && run >= vd->vd_sched_run && wait >= vd->vd_sched_wait) {
+        uint64_t d = (run - vd->vd_sched_run) + (wait - vd->vd_sched_wait);
+        sl_busy_add_span(&vd->vd_demand, vd->vd_sched_at, now, d);
+        sl_busy_add_span(&vd->vd_demand_fast, vd->vd_sched_at, now, d);
+    }
     vd->vd_sched_at = now;
     vd->vd_sched_run = run;
     vd->vd_sched_wait = wait;

@@ -113,6 +113,7 @@ typedef struct sl_vdaemon {
     vn_syncer *vd_syncer;      /* the group commit's sync thread (commit.c) */
     sl_busy vd_wbusy;          /* the loop's time applying client writes */
     sl_busy vd_demand;         /* the loop's time running or waiting for a CPU */
+    sl_busy vd_demand_fast;    /* the same over VN_DEMAND_FAST_TAU_MS */
     int vd_schedstat_fd;       /* the loop thread's /proc schedstat (-1: none) */
     _Atomic bool vd_sched_ok;  /* it is read (else the write share alone decides) */
     uint64_t vd_sched_at;      /* its last sample: when (uv_hrtime), run ns, wait ns */
@@ -126,25 +127,30 @@ typedef struct sl_vdaemon {
 } sl_vdaemon;
 
 /*
- * Stream reads yield to heavy client writes (changes.c). The change reader holds each
- * change-log read for up to vd_yield_ms while
+ * Stream reads yield to heavy client writes (changes.c; docs/architecture.md). The change
+ * reader's gate (sl_busy_gate) says the client writes are heavy when
  *  - client writes flow: the loop spends vd_yield_writes (default VN_WBUSY_WRITES, 2%) of
- *    its time or more applying them (vd_wbusy),
+ *    its time or more applying them (vd_wbusy, over about VN_BUSY_TAU_MS),
  *  - and the loop is short of CPU: the time it ran plus the time it was ready but waited
- *    for a CPU (the thread's schedstat) is vd_yield_demand (default VN_DEMAND_HEAVY, 50%)
- *    of the wall time or more (vd_demand).
- * Both are decaying meters over about VN_BUSY_TAU_MS. That is a write load on a host whose
- * CPU the streams would otherwise take from it: the streams' reads, and the snodes' work
- * on what they read, wait for the load to calm down instead. The write share is only the
- * sign that writes flow, not the measure of their pressure: when the streams have the
- * CPU, the loop gets less of it and applies fewer writes, so its write share falls just
- * when the writes suffer (6-8% during a bulk load starved by ten streams' catch-up,
- * 25-70% without them); the wait for a CPU is what shows the pressure. Writes marked as
- * background (a stream's output, WriteRequest.background) do not count: the streams
- * yield to client writes, not to their own results. A trickle of rows (the usual live
- * case: well under 1% of the loop's time) or a host with CPU to spare never holds a
- * read. Where the schedstat file is missing, the write share alone decides, at
- * VN_WBUSY_HEAVY or vd_yield_writes, whichever is higher.
+ *    for a CPU (the thread's schedstat, sampled every VN_SCHED_SAMPLE_MS at most) is
+ *    vd_yield_demand (default VN_DEMAND_HEAVY, 25%) of the wall time or more over about
+ *    VN_DEMAND_FAST_TAU_MS (vd_demand_fast); once open, it stays open while writes flow
+ *    and that demand over either time constant (vd_demand_fast, vd_demand) is half the
+ *    mark or more.
+ * That is a write load on a host whose CPU the streams would otherwise take from it. While
+ * the gate is open the reader holds each read of a stream that already yields
+ * (ChangesRequest.yielding) for up to vd_yield_ms, and answers a read that does not yet
+ * yield at once, empty, with ChangesReply.writes_heavy: its snode then works on what it
+ * holds at idle priority and reads again, yielding. Every reply carries writes_heavy as
+ * the gate stands. The write share is only the sign that writes flow, not the measure of
+ * their pressure: when the streams have the CPU, the loop gets less of it and applies
+ * fewer writes, so its write share falls just when the writes suffer (2-8% during a bulk
+ * load starved by ten streams' catch-up, 20-70% without them); the wait for a CPU is what
+ * shows the pressure. Writes marked as background (a stream's output,
+ * WriteRequest.background) do not count: the streams yield to client writes, not to their
+ * own results. A trickle of rows (the usual live case: well under 1% of the loop's time)
+ * or a host with CPU to spare never holds a read. Where the schedstat file is missing, the
+ * write share alone decides, at VN_WBUSY_HEAVY or vd_yield_writes, whichever is higher.
  *
  * The hold is bounded: a read held vd_yield_ms is answered even if the load goes on, but
  * then with at most VN_TRICKLE_BYTES / VN_TRICKLE_ENTRIES of changes (the reply says there
@@ -158,10 +164,11 @@ typedef struct sl_vdaemon {
 #define VN_TRICKLE_BYTES (64u << 10)
 #define VN_TRICKLE_ENTRIES 64u
 #define VN_BUSY_TAU_MS 100
+#define VN_DEMAND_FAST_TAU_MS 20
 #define VN_WBUSY_WRITES 0.02
 #define VN_WBUSY_HEAVY 0.2
-#define VN_DEMAND_HEAVY 0.5
-#define VN_SCHED_SAMPLE_MS 10
+#define VN_DEMAND_HEAVY 0.25
+#define VN_SCHED_SAMPLE_MS 5
 #define VN_DEFAULT_YIELD_MS 1000
 
 /* Most open query cursors; a query past it is refused (SL_ELIMIT). */
