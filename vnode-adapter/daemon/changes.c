@@ -29,6 +29,10 @@
  * sl_vs_changes_read_filtered; a parked filtered poll keeps its filter and a cursor that
  * moves past the changes it skips, so writes to other tables or slots neither answer its
  * reader nor make it read them again.
+ *
+ * Under heavy client writes the reader holds the streams' reads, and tells a stream that
+ * does not yet yield at once (hold_until, answer_heavy; vdaemon.h, "Stream reads yield to
+ * heavy client writes").
  */
 #define _GNU_SOURCE
 #include <errno.h>
