@@ -103,12 +103,8 @@ class Sql:
         return r
 
     def rows(self, query, db=None):
-        """A SELECT's rows as lists of strings (header dropped). A table the vnode does not
-        know yet (a SELECT right after the CREATE that made it - CREATE STREAM ... INTO
-        included - fails for a moment, as for any new table) reads as no rows: callers poll."""
+        """A SELECT's rows as lists of strings (header dropped)."""
         r = self.run(query, db, check=False)
-        if r.returncode != 0 and "does not exist in vgroup" in r.stderr:
-            return []
         if r.returncode != 0:
             raise AssertionError(f"sluice -s {query!r} failed: {r.stderr}{r.stdout}")
         out = list(csv.reader(io.StringIO(r.stdout)))

@@ -168,16 +168,8 @@ class Runner:
 
     def cli(self, stmt):
         text = (f"USE {self.db}; " if self.db else "") + self.subst(stmt)
-        # A table created a moment ago may not have reached its vnode yet (the vnodes learn
-        # tables on their next heartbeat, about a second): such a statement is retried.
-        deadline = time.time() + 5
-        while True:
-            r = subprocess.run([self.exe, "-h", "127.0.0.1", "-P", str(self.c.mport), "--csv",
-                                "-s", text], capture_output=True, text=True, timeout=60)
-            if r.returncode == 0 or "does not exist in vgroup" not in r.stderr \
-                    or time.time() > deadline:
-                return r
-            time.sleep(0.2)
+        return subprocess.run([self.exe, "-h", "127.0.0.1", "-P", str(self.c.mport), "--csv",
+                               "-s", text], capture_output=True, text=True, timeout=60)
 
     def fail(self, where, stmt, why):
         self.failures.append(f"{where}: {stmt!r}: {why}")

@@ -32,7 +32,7 @@ import pytest
 
 from conftest import Cluster, free_port
 from helpers import (HEARTBEAT_MS, Receiver, busiest_snode, log_count, make_db, running,
-                     snode_status, wait_placed)
+                     snode_status, wait_for, wait_placed)
 from reference import (STREAM_SET, Load, Loader, check_events, check_outputs,
                        create_stream_set, period_live)
 
@@ -245,6 +245,16 @@ def test_sigstop_fenced_then_sigcont(cl):
             # Fencing: every vnode of the database refuses a write at the frozen snode's
             # epoch (and stores nothing); the current epoch passes. A vnode's known epoch
             # only grows, so whatever the frozen snode sends at its epoch is refused too.
+            # A vnode learns the new epoch from the first write that carries it or from its
+            # next heartbeat's reply (every second): the survivors' writes may not come yet
+            # (their reads yield to the load), so wait for every vnode's heartbeat since.
+            t_mid = int(time.time() * 1000)
+
+            def heard():
+                beats = sql.dicts("SELECT CAST(last_heartbeat AS BIGINT) AS t FROM "
+                                  "information_schema.ins_dnodes WHERE kind = 'vnode'")
+                return beats and all(int(b["t"]) > t_mid for b in beats)
+            wait_for(heard, 10, "a heartbeat of every vnode after the epoch change")
             for vg, (vnode, fence) in sorted(fences.items()):
                 r = c.rpc("--epoch", old, "write", c.maddr, s.db, fence, stdin="1000,1\n",
                           check=False)

@@ -353,8 +353,10 @@ static void *reader_main(void *arg)
         }
         p->heavy = r->heavy;
         pthread_mutex_unlock(&r->mu);
-        if (tell)
+        if (tell) {
+            atomic_fetch_add(&r->vd->vd_polls_told, 1);
             answer_heavy(p);
+        }
         else
             read_changes(p, p->park);
         pthread_mutex_lock(&r->mu);

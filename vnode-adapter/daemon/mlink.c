@@ -347,13 +347,15 @@ void sl__vn_tick(uv_timer_t *t)
         send_heartbeat(vd);
     }
     sl__vn_cursors_sweep(vd, sl__vn_now_ms(), NULL);
-    /* At most once a second, and only when reads were held since the last report. */
-    uint64_t held = atomic_load(&vd->vd_polls_held);
-    if (held != vd->vd_held_logged) {
+    /* At most once a second, and only when reads were held or told since the last
+     * report. */
+    uint64_t held = atomic_load(&vd->vd_polls_held), told = atomic_load(&vd->vd_polls_told);
+    if (held != vd->vd_held_logged || told != vd->vd_told_logged) {
         vd->vd_held_logged = held;
+        vd->vd_told_logged = told;
         sl_log(SL_LOG_INFO, "vnode",
                "stream reads held for heavy client writes: reads=%" PRIu64 " waited_ms=%" PRIu64
-               " (totals since start; --stream-yield-ms %d)",
-               held, (uint64_t)atomic_load(&vd->vd_held_ms), vd->vd_yield_ms);
+               " told=%" PRIu64 " (totals since start; --stream-yield-ms %d)",
+               held, (uint64_t)atomic_load(&vd->vd_held_ms), told, vd->vd_yield_ms);
     }
 }

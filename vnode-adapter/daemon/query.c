@@ -81,6 +81,7 @@ typedef struct vn_qctx {
     sl_vs_snapshot *snap;
     sl_arena arena;
     qp_prune prune;
+    bool missing;           /* a table the query names is not in the vgroup (q_get_table) */
 } vn_qctx;
 
 struct vn_cursor {
@@ -142,10 +143,12 @@ static int q_get_table(void *ud, const char *db, const char *name, sl_table_meta
     } else {
         const vn_table *t = sl__vn_table_by_name(vg, name);
         const sl_vs_table_def *d;
-        if (t == NULL || sl_vstore_table_acquire(vg->vg_vs, t->uid, &d, NULL) < 0)
+        if (t == NULL || sl_vstore_table_acquire(vg->vg_vs, t->uid, &d, NULL) < 0) {
+            q->missing = true;
             return sl_error_set(err, SL_ENOTFOUND, 0, 0,
                                 "table '%s' does not exist in vgroup %u of database '%s'", name,
                                 vg->vg_id, vg->vg_db);
+        }
         out->kind = d->kind == SL_VS_TABLE_CHILD ? SL_TABLE_CHILD : SL_TABLE_NORMAL;
         out->name = sl_arena_strdup(&q->arena, d->name);
         out->precision = d->precision;
@@ -519,9 +522,12 @@ void sl__vn_cursors_sweep(sl_vdaemon *vd, int64_t now_ms, const vn_vgroup *vg)
     }
 }
 
+/* Starts a cursor for rq's SELECT; *missing: it failed because a table it names is not in
+ * the vgroup (as far as the vgroup's copy of the catalog knows). */
 static int cursor_start(sl_vdaemon *vd, vn_vgroup *vg, const Sluice__QueryRequest *rq,
-                        vn_cursor **out, sl_error *err)
+                        vn_cursor **out, bool *missing, sl_error *err)
 {
+    *missing = false;
     (void)vd;
     vn_cursor *c = calloc(1, sizeof(*c));
     vn_qctx *q = calloc(1, sizeof(*q));
@@ -558,6 +564,7 @@ static int cursor_start(sl_vdaemon *vd, vn_vgroup *vg, const Sluice__QueryReques
     *out = c;
     return 0;
 fail:
+    *missing = q->missing;
     sl_parse_result_free(pr);
     cursor_free(c);
     return rc;
@@ -612,7 +619,14 @@ void sl__vn_query(sl_rpc_reply *reply, const sl_rpc_request *req, void *ud)
                               VN_MAX_CURSORS);
             goto fail;
         }
-        rc = cursor_start(vd, vg, rq, &c, &err);
+        bool missing;
+        rc = cursor_start(vd, vg, rq, &c, &missing, &err);
+        if (rc == SL_ENOTFOUND && missing && sl__vn_sync_now(vd, vg, NULL) == 0) {
+            /* Perhaps created on the mnode since our last sync (the client found it
+             * there): a query right after CREATE TABLE sees the table, as a write does. */
+            sl_error_clear(&err);
+            rc = cursor_start(vd, vg, rq, &c, &missing, &err);
+        }
         if (rc < 0)
             goto fail;
         fresh = true;

@@ -123,7 +123,9 @@ typedef struct sl_vdaemon {
     double vd_yield_demand;    /* the CPU demand that counts as short (VN_DEMAND_HEAVY) */
     _Atomic uint64_t vd_polls_held;  /* reads that waited for heavy writes */
     _Atomic uint64_t vd_held_ms;     /* and how long, all together */
+    _Atomic uint64_t vd_polls_told;  /* reads answered at once with writes_heavy */
     uint64_t vd_held_logged;   /* vd_polls_held when last logged (sl__vn_tick) */
+    uint64_t vd_told_logged;   /* vd_polls_told when last logged */
 } sl_vdaemon;
 
 /*
