@@ -20,13 +20,18 @@ static double decayed(const sl_busy *b, double v, uint64_t at, uint64_t now)
     return v * exp(-(double)(now - at) / (double)b->tau_ns);
 }
 
-void sl_busy_add(sl_busy *b, uint64_t end_ns, uint64_t dur_ns)
+/* The value decayed to end_ns plus inc, as of end_ns (writer thread). */
+static void bump(sl_busy *b, uint64_t end_ns, double inc)
 {
     double v = decayed(b, atomic_load_explicit(&b->value, memory_order_relaxed),
                        atomic_load_explicit(&b->at, memory_order_relaxed), end_ns);
-    v += (double)dur_ns / (double)b->tau_ns;
-    atomic_store_explicit(&b->value, v, memory_order_relaxed);
+    atomic_store_explicit(&b->value, v + inc, memory_order_relaxed);
     atomic_store_explicit(&b->at, end_ns, memory_order_release);
+}
+
+void sl_busy_add(sl_busy *b, uint64_t end_ns, uint64_t dur_ns)
+{
+    bump(b, end_ns, (double)dur_ns / (double)b->tau_ns);
 }
 
 void sl_busy_add_span(sl_busy *b, uint64_t start_ns, uint64_t end_ns, uint64_t busy_ns)
@@ -38,11 +43,7 @@ void sl_busy_add_span(sl_busy *b, uint64_t start_ns, uint64_t end_ns, uint64_t b
     /* A steady rate r = busy / span over the span adds r * (1 - e^(-span/tau)) (the
      * integral of r/tau * e^(-(end - t)/tau) over the span). */
     double span = (double)(end_ns - start_ns);
-    double v = decayed(b, atomic_load_explicit(&b->value, memory_order_relaxed),
-                       atomic_load_explicit(&b->at, memory_order_relaxed), end_ns);
-    v += (double)busy_ns / span * -expm1(-span / (double)b->tau_ns);
-    atomic_store_explicit(&b->value, v, memory_order_relaxed);
-    atomic_store_explicit(&b->at, end_ns, memory_order_release);
+    bump(b, end_ns, (double)busy_ns / span * -expm1(-span / (double)b->tau_ns));
 }
 
 bool sl_busy_gate(bool was_heavy, double writes, double demand_fast, double demand_slow,
