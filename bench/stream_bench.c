@@ -797,7 +797,8 @@ static void count_events(sb_run *r, long long cnt[][2], long long *dups)
 {
     memset(cnt, 0, sizeof(long long) * 2 * NSTREAMS);
     *dups = 0;
-    qsort(r->events, r->nevents, sizeof(*r->events), cmp_event);
+    if (r->nevents > 1) /* none yet: events is NULL, which qsort must not get */
+        qsort(r->events, r->nevents, sizeof(*r->events), cmp_event);
     for (size_t i = 0; i < r->nevents; i++) {
         const br_event *e = &r->events[i];
         if (i > 0 && cmp_event(e, &r->events[i - 1]) == 0) {
